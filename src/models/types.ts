@@ -1,0 +1,133 @@
+/**
+ * The project's own model interface. The engine and the ACP layer depend on
+ * these types only, never on a vendor SDK type, so the library underneath can
+ * change without touching them.
+ * @module
+ */
+
+/** Reasoning effort, from none to the most a provider offers. */
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+
+/** Opaque provider data that must travel back with a part on the next request (e.g. thinking signatures). */
+export type ProviderData = Record<string, Record<string, unknown>>;
+
+export interface TextPart {
+  type: "text";
+  text: string;
+}
+
+export interface ImagePart {
+  type: "image";
+  /** Base64, without a data-URL prefix. */
+  data: string;
+  mimeType: string;
+}
+
+export interface ThinkingPart {
+  type: "thinking";
+  text: string;
+  providerData?: ProviderData;
+}
+
+export interface ToolCallPart {
+  type: "tool_call";
+  id: string;
+  name: string;
+  input: unknown;
+  providerData?: ProviderData;
+}
+
+export interface UserMessage {
+  role: "user";
+  content: Array<TextPart | ImagePart>;
+}
+
+export interface AssistantMessage {
+  role: "assistant";
+  content: Array<TextPart | ThinkingPart | ToolCallPart>;
+  /** `provider/id` of the model that wrote it; provider data is only sent back to the same provider. */
+  model?: string;
+}
+
+export interface ToolResultMessage {
+  role: "tool";
+  toolCallId: string;
+  toolName: string;
+  content: Array<TextPart | ImagePart>;
+  isError: boolean;
+}
+
+export type ModelMessage = UserMessage | AssistantMessage | ToolResultMessage;
+
+/** A tool as the model sees it. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema (draft 7 style) of the arguments object. */
+  inputSchema: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  system: string;
+  messages: ModelMessage[];
+  tools: ToolSpec[];
+  thinking: ThinkingLevel;
+  signal: AbortSignal;
+}
+
+/** Why a model call ended. */
+export type FinishCause = "stop" | "length" | "tool_calls" | "refusal" | "other";
+
+export interface Usage {
+  /** Input tokens not served from a cache. */
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/**
+ * What a model call streams. `text` and `thinking` are deltas; `block` names
+ * the content block they belong to, so interleaved blocks stay apart.
+ * A stream ends with exactly one `finish`, or throws a `ModelError`
+ * (or an abort error when the request's signal fired).
+ */
+export type ModelEvent =
+  | { type: "text"; block: string; text: string }
+  | { type: "thinking"; block: string; text: string; providerData?: ProviderData }
+  | { type: "tool_call"; id: string; name: string; input: unknown; providerData?: ProviderData }
+  | { type: "finish"; cause: FinishCause; usage: Usage };
+
+/** Static facts about a model, from the catalog or settings. */
+export interface ModelInfo {
+  provider: string;
+  id: string;
+  name: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+  reasoning: boolean;
+  input: Array<"text" | "image">;
+  /** USD per million tokens, when known. */
+  price?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+}
+
+/** One model, ready to be called. */
+export interface ModelClient {
+  readonly info: ModelInfo;
+  stream(request: ModelRequest): AsyncIterable<ModelEvent>;
+}
+
+/**
+ * A provider failure the user should read: HTTP status, rate limit, bad
+ * credentials, malformed stream. Messages are already free of secrets.
+ */
+export class ModelError extends Error {
+  override name = "ModelError";
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * File-system access. `node:fs/promises` behaves the same on Node, Bun and
+ * Deno for everything used here, so there is one implementation.
+ * @module
+ */
+import fs from "node:fs/promises";
+import { constants } from "node:fs";
+
+export interface FileInfo {
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymbolicLink: boolean;
+  size: number;
+  mtimeMs: number;
+  mode: number;
+}
+
+export interface DirEntry {
+  name: string;
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymbolicLink: boolean;
+}
+
+function toInfo(s: import("node:fs").Stats): FileInfo {
+  return {
+    isFile: s.isFile(),
+    isDirectory: s.isDirectory(),
+    isSymbolicLink: s.isSymbolicLink(),
+    size: s.size,
+    mtimeMs: s.mtimeMs,
+    mode: s.mode,
+  };
+}
+
+/** Follows symbolic links. Rejects with an error whose `code` is `ENOENT` when missing. */
+export async function stat(path: string): Promise<FileInfo> {
+  return toInfo(await fs.stat(path));
+}
+
+/** Does not follow a final symbolic link. */
+export async function lstat(path: string): Promise<FileInfo> {
+  return toInfo(await fs.lstat(path));
+}
+
+/** Like `stat`, but undefined when the path does not exist. */
+export async function statOrUndefined(path: string): Promise<FileInfo | undefined> {
+  try {
+    return await stat(path);
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+export async function realPath(path: string): Promise<string> {
+  return await fs.realpath(path);
+}
+
+export async function readDir(path: string): Promise<DirEntry[]> {
+  const entries = await fs.readdir(path, { withFileTypes: true });
+  return entries.map((e) => ({
+    name: e.name,
+    isFile: e.isFile(),
+    isDirectory: e.isDirectory(),
+    isSymbolicLink: e.isSymbolicLink(),
+  }));
+}
+
+export async function readFileBytes(path: string): Promise<Uint8Array> {
+  return new Uint8Array(await fs.readFile(path));
+}
+
+export async function readTextFile(path: string): Promise<string> {
+  return await fs.readFile(path, "utf8");
+}
+
+/** Reads at most `length` bytes from the start of a file (for sniffing and capped reads). */
+export async function readFileHead(path: string, length: number): Promise<Uint8Array> {
+  const handle = await fs.open(path, "r");
+  try {
+    const buffer = new Uint8Array(length);
+    let filled = 0;
+    while (filled < length) {
+      const { bytesRead } = await handle.read(buffer, filled, length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function makeDirectory(path: string, mode?: number): Promise<void> {
+  await fs.mkdir(path, { recursive: true, ...(mode === undefined ? {} : { mode }) });
+}
+
+/** Writes a whole file. `mode` applies only when the file is created. */
+export async function writeFile(path: string, data: string | Uint8Array, mode?: number): Promise<void> {
+  await fs.writeFile(path, data, mode === undefined ? undefined : { mode });
+}
+
+/**
+ * Creates a file that must not exist yet (O_EXCL) and writes it.
+ * Rejects with `EEXIST` if it does.
+ */
+export async function createExclusive(path: string, data: string | Uint8Array, mode: number): Promise<void> {
+  const handle = await fs.open(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, mode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function rename(from: string, to: string): Promise<void> {
+  await fs.rename(from, to);
+}
+
+export async function removeFile(path: string): Promise<void> {
+  await fs.rm(path, { force: true });
+}
+
+export async function removeTree(path: string): Promise<void> {
+  await fs.rm(path, { recursive: true, force: true });
+}
+
+export async function changeMode(path: string, mode: number): Promise<void> {
+  await fs.chmod(path, mode);
+}
+
+/** Creates a fresh directory under `parent` whose name starts with `prefix`. */
+export async function makeTempDirectory(parent: string, prefix: string): Promise<string> {
+  return await fs.mkdtemp(`${parent}/${prefix}`);
+}
+
+/** An append-only handle that can be fsynced (for journals). */
+export interface AppendHandle {
+  append(data: string): Promise<void>;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openAppend(path: string, mode = 0o600): Promise<AppendHandle> {
+  const handle = await fs.open(path, "a", mode);
+  return {
+    async append(data) {
+      await handle.appendFile(data, "utf8");
+    },
+    async sync() {
+      await handle.sync();
+    },
+    async close() {
+      await handle.close();
+    },
+  };
+}
+
+export function isNotFound(error: unknown): boolean {
+  return errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR";
+}
+
+/** The POSIX error code (`ENOENT`, `EACCES`, …) of a file-system error, if any. */
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error === "object" && error !== null && "code" in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === "string" ? code : undefined;
+  }
+  return undefined;
+}

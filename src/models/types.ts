@@ -131,3 +131,19 @@ export class ModelError extends Error {
     super(message);
   }
 }
+
+/** Which wire protocol a provider speaks. */
+export type ProviderApi = "anthropic" | "openai" | "openai-compatible";
+
+/** Where and how to reach a provider; built by the registry from settings and credentials. */
+export interface ProviderEndpoint {
+  /** Provider name as the user spells it (`anthropic`, `openai`, or a custom name such as `local`). */
+  provider: string;
+  api: ProviderApi;
+  /** Base URL including the version segment (`…/v1`); undefined = the vendor default. */
+  baseUrl?: string;
+  apiKey?: string;
+  headers?: Record<string, string>;
+  /** Retries on 429/5xx before an error reaches the user. */
+  maxRetries: number;
+}

@@ -1,0 +1,41 @@
+/**
+ * The JSON-RPC errors acp-edge answers with, in one place so their codes and
+ * wording stay consistent (see docs/protocol.md).
+ * @module
+ */
+import { redact } from "../runtime/secrets.ts";
+import { RequestError } from "./sdk.ts";
+
+export const AUTH_METHOD_ID = "acp-edge-credentials";
+
+/** -32000: credentials or `authenticate` are needed; the message says what to do. */
+export function authRequired(message: string): RequestError {
+  return new RequestError(-32000, redact(message), { authMethods: [AUTH_METHOD_ID] });
+}
+
+/** -32002 with `data.sessionId`. */
+export function sessionNotFound(sessionId: string): RequestError {
+  return new RequestError(-32002, `unknown session: ${sessionId}`, { sessionId });
+}
+
+/** -32603 with `data.code = "session_busy"`. */
+export function sessionBusy(sessionId: string): RequestError {
+  return new RequestError(-32603, "session is already processing a prompt", { code: "session_busy", sessionId });
+}
+
+/** -32602 with a message that names the offending field. */
+export function invalidParams(message: string, data?: Record<string, unknown>): RequestError {
+  return new RequestError(-32602, `Invalid params: ${redact(message)}`, data);
+}
+
+/** -32603 for failures that are not the client's fault (provider errors, broken config). */
+export function internalError(message: string, data?: Record<string, unknown>): RequestError {
+  return new RequestError(-32603, redact(message), data);
+}
+
+/** Unexpected exceptions become a short internal error; the message never carries secrets. */
+export function toRequestError(error: unknown): RequestError {
+  if (error instanceof RequestError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return internalError(`Internal error: ${message}`);
+}

@@ -1,0 +1,38 @@
+/**
+ * `initialize`: version negotiation and the capabilities acp-edge really has.
+ * @module
+ */
+import { PACKAGE_VERSION } from "../../config/version.ts";
+import { AUTH_METHOD_ID } from "../errors.ts";
+import type { ConnectionState } from "../connection-state.ts";
+import { methods, PROTOCOL_VERSION, type AgentApp, type AuthMethod, type InitializeResponse } from "../sdk.ts";
+import type { AgentServices } from "../services.ts";
+
+export function authMethod(services: AgentServices): AuthMethod {
+  return {
+    id: AUTH_METHOD_ID,
+    name: "Configured credentials",
+    description:
+      `Uses API keys from ${services.config.paths.auth} or provider environment variables ` +
+      "(ANTHROPIC_API_KEY, OPENAI_API_KEY) and providers from settings.json. Keys are never collected over ACP.",
+  };
+}
+
+export function registerInitialize(app: AgentApp, services: AgentServices, state: ConnectionState): void {
+  app.onRequest(methods.agent.initialize, ({ params }): InitializeResponse => {
+    state.clientCapabilities = params.clientCapabilities ?? {};
+    // v1 is the only version acp-edge speaks; any requested version gets it (the client decides whether to go on).
+    return {
+      protocolVersion: PROTOCOL_VERSION,
+      agentCapabilities: {
+        loadSession: false,
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
+        mcpCapabilities: { http: false, sse: false },
+        sessionCapabilities: { close: {}, additionalDirectories: {} },
+        auth: { logout: {} },
+      },
+      authMethods: [authMethod(services)],
+      agentInfo: { name: "acp-edge", title: "acp-edge", version: PACKAGE_VERSION },
+    };
+  });
+}

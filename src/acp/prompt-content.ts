@@ -1,0 +1,78 @@
+/**
+ * ACP prompt content blocks as the model's user message. Text and images
+ * pass through; embedded resources become tagged text; `file://` links
+ * inside the session's directories are read (up to 2 MiB); anything else is
+ * noted rather than silently dropped.
+ * @module
+ */
+import type { ImagePart, TextPart } from "../models/types.ts";
+import { resolveInRoots } from "../tools/paths.ts";
+import type { Workspace } from "../tools/types.ts";
+import { fileUrlToPath } from "../runtime/path.ts";
+import { stat } from "../runtime/fs.ts";
+import { invalidParams } from "./errors.ts";
+import type { ContentBlock } from "./sdk.ts";
+
+const LINK_LIMIT = 2 * 1024 * 1024;
+
+export async function promptToContent(blocks: readonly ContentBlock[], workspace: Workspace): Promise<Array<TextPart | ImagePart>> {
+  const parts: Array<TextPart | ImagePart> = [];
+  for (const block of blocks) {
+    switch (block.type) {
+      case "text":
+        if (block.text.trim() !== "") parts.push({ type: "text", text: block.text });
+        break;
+      case "image":
+        if (!block.mimeType.startsWith("image/")) throw invalidParams(`image block has mimeType "${block.mimeType}", expected image/*`);
+        if (!block.data) throw invalidParams("image block has no data");
+        parts.push({ type: "image", data: block.data, mimeType: block.mimeType });
+        break;
+      case "audio":
+        throw invalidParams("audio prompts are not supported (promptCapabilities.audio is false)");
+      case "resource": {
+        const resource = block.resource;
+        if ("text" in resource) {
+          parts.push({ type: "text", text: tagged(resource.uri, resource.mimeType, resource.text) });
+        } else if (resource.mimeType?.startsWith("image/")) {
+          parts.push({ type: "image", data: resource.blob, mimeType: resource.mimeType });
+        } else {
+          const bytes = Math.floor((resource.blob.length * 3) / 4);
+          parts.push({ type: "text", text: `[embedded resource ${resource.uri} (${resource.mimeType ?? "unknown type"}, ${bytes} bytes) was not decoded]` });
+        }
+        break;
+      }
+      case "resource_link":
+        parts.push(await readLink(block.uri, block.mimeType ?? undefined, workspace));
+        break;
+    }
+  }
+  if (parts.length === 0) throw invalidParams("prompt is empty: send at least one non-empty text, image or resource block");
+  return parts;
+}
+
+function tagged(uri: string, mimeType: string | null | undefined, text: string): string {
+  const type = mimeType ? ` mimeType="${mimeType}"` : "";
+  return `<resource uri="${uri}"${type}>\n${text}\n</resource>`;
+}
+
+async function readLink(uri: string, mimeType: string | undefined, workspace: Workspace): Promise<TextPart> {
+  const note = (why: string): TextPart => ({ type: "text", text: `[linked resource ${uri}: ${why}]` });
+  if (!uri.startsWith("file:")) return note("not a local file, so it was not read");
+  let path: string;
+  try {
+    path = await resolveInRoots(fileUrlToPath(uri), workspace);
+  } catch (error) {
+    return note(error instanceof Error ? error.message : "outside the session's directories");
+  }
+  try {
+    // Never open devices or FIFOs: a read could block the turn forever.
+    if (!(await stat(path)).isFile) return note("not a regular file, so it was not read");
+    const bytes = await workspace.readFileBytes(path, LINK_LIMIT + 1);
+    if (bytes.length > LINK_LIMIT) return note("larger than 2 MiB, so it was not embedded; use the read tool with an offset");
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return { type: "text", text: tagged(uri, mimeType, text) };
+  } catch (error) {
+    if (error instanceof TypeError) return note("not UTF-8 text, so it was not embedded");
+    return note(`could not be read (${(error as { code?: string }).code ?? (error as Error).message})`);
+  }
+}

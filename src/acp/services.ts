@@ -1,0 +1,27 @@
+/**
+ * What every ACP connection of this process shares: configuration, the model
+ * registry, command-line choices and the live sessions.
+ * @module
+ */
+import type { UserConfig } from "../config/load.ts";
+import type { ApprovalMode } from "../config/settings-schema.ts";
+import type { ModelRegistry } from "../models/registry.ts";
+import type { SessionRegistry } from "./session-registry.ts";
+
+export interface AgentOptions {
+  /** `--model`: overrides `defaultModel` from settings. */
+  model?: string;
+  /** `--approval-mode`: overrides `approvalMode` from settings. */
+  approvalMode?: ApprovalMode;
+  /** `--no-session`: keep sessions in memory only. */
+  noSession: boolean;
+  /** `--session-dir`: where session files live. */
+  sessionDir?: string;
+}
+
+export interface AgentServices {
+  config: UserConfig;
+  registry: ModelRegistry;
+  options: AgentOptions;
+  sessions: SessionRegistry;
+}

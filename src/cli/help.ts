@@ -1,0 +1,30 @@
+/**
+ * `acp-edge --help`.
+ * @module
+ */
+export const HELP = `acp-edge — a coding agent for editors that speak the Agent Client Protocol (ACP v1)
+
+Usage:
+  acp-edge agent stdio [options]   ACP on stdin/stdout (stdout carries protocol only; logs go to stderr)
+  acp-edge agent serve [options]   HTTP + WebSocket server (loopback by default)
+  acp-edge demo                    offline end-to-end run against the built-in scripted model
+  acp-edge models                  list models and whether each has credentials
+  acp-edge --version | --help
+
+Options:
+  --home DIR                 acp-edge's own directory (env ACP_EDGE_HOME, default ~/.acp-edge)
+  --model PROVIDER/ID        model for new sessions (default: settings.json defaultModel, else the first with credentials)
+  --approval-mode MODE       read-only | ask | write | yolo (default ask)
+  --session-dir DIR          where sessions are stored (default <home>/sessions)
+  --no-session               keep sessions in memory only
+  --log-level LEVEL          error | warn | info | debug (default warn)
+
+Serve options:
+  --host HOST                address to bind (default 127.0.0.1)
+  --port PORT                port (default 8711; 0 = any free port)
+  --token-file FILE          bearer token file (env ACP_EDGE_TOKEN also accepted; default <home>/api-token)
+  --allow-remote             allow a non-loopback bind (traffic is plaintext)
+
+Credentials: ANTHROPIC_API_KEY, OPENAI_API_KEY (base URLs: ANTHROPIC_BASE_URL, OPENAI_BASE_URL),
+<home>/auth.json, or custom providers in <home>/settings.json. See docs/configuration.md.
+`;

@@ -1,0 +1,54 @@
+/**
+ * The `acp-edge` command: parse, dispatch, and turn failures into a one-line
+ * reason with the right exit code (2 for usage errors).
+ * @module
+ */
+import { ConfigError } from "../config/settings.ts";
+import { PACKAGE_VERSION } from "../config/version.ts";
+import { printError, printOut, setLogLevel } from "../runtime/log.ts";
+import { HELP } from "./help.ts";
+import { parseCommandLine, UsageError } from "./options.ts";
+
+/** Runs the command line and resolves with the exit code. */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseCommandLine(argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      printError(`acp-edge: ${error.message} (see acp-edge --help)`);
+      return 2;
+    }
+    throw error;
+  }
+  const { command, options } = parsed;
+  if (options.logLevel) setLogLevel(options.logLevel);
+  try {
+    switch (command) {
+      case "help":
+        printOut(HELP);
+        return 0;
+      case "version":
+        printOut(`acp-edge ${PACKAGE_VERSION}\n`);
+        return 0;
+      case "models": {
+        const [{ buildServices }, { runModelsCommand }] = await Promise.all([import("./services.ts"), import("./models-command.ts")]);
+        return runModelsCommand(await buildServices(options));
+      }
+      case "demo":
+        return await (await import("./demo.ts")).runDemo(options);
+      case "agent stdio":
+        return await (await import("./agent-stdio.ts")).runAgentStdio(options);
+      case "agent serve":
+        printError("acp-edge: agent serve is not available in this build yet; use agent stdio");
+        return 1;
+    }
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof UsageError) {
+      printError(`acp-edge: ${error.message}`);
+      return 2;
+    }
+    printError(`acp-edge: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Command-line parsing. A small table of options, each with a validator,
+ * so every bad input gets a one-line reason and exit code 2.
+ * @module
+ */
+import { APPROVAL_MODES, type ApprovalMode } from "../config/settings-schema.ts";
+import type { LogLevel } from "../runtime/log.ts";
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export type Command = "agent stdio" | "agent serve" | "demo" | "models" | "help" | "version";
+
+export interface CliOptions {
+  home?: string;
+  model?: string;
+  approvalMode?: ApprovalMode;
+  sessionDir?: string;
+  noSession: boolean;
+  logLevel?: LogLevel;
+  host?: string;
+  port?: number;
+  tokenFile?: string;
+  allowRemote: boolean;
+}
+
+export interface ParsedCommand {
+  command: Command;
+  options: CliOptions;
+}
+
+type Spec = { takesValue: boolean; commands: readonly Command[]; apply(options: CliOptions, value: string): void };
+
+const AGENT: readonly Command[] = ["agent stdio", "agent serve"];
+const ANY: readonly Command[] = ["agent stdio", "agent serve", "demo", "models"];
+const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
+
+function oneOf<T extends string>(name: string, allowed: readonly T[], value: string): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`${name} must be one of ${allowed.join(", ")} (got "${value}")`);
+}
+
+const SPECS: Record<string, Spec> = {
+  "--home": { takesValue: true, commands: ANY, apply: (o, v) => void (o.home = v) },
+  "--model": {
+    takesValue: true,
+    commands: ANY,
+    apply: (o, v) => {
+      if (!/^[^/\s]+\/\S+$/.test(v)) throw new UsageError(`--model must look like provider/model (got "${v}")`);
+      o.model = v;
+    },
+  },
+  "--approval-mode": { takesValue: true, commands: AGENT, apply: (o, v) => void (o.approvalMode = oneOf("--approval-mode", APPROVAL_MODES, v)) },
+  "--session-dir": { takesValue: true, commands: AGENT, apply: (o, v) => void (o.sessionDir = v) },
+  "--no-session": { takesValue: false, commands: AGENT, apply: (o) => void (o.noSession = true) },
+  "--log-level": { takesValue: true, commands: ANY, apply: (o, v) => void (o.logLevel = oneOf("--log-level", LOG_LEVELS, v)) },
+  "--host": { takesValue: true, commands: ["agent serve"], apply: (o, v) => void (o.host = v) },
+  "--port": {
+    takesValue: true,
+    commands: ["agent serve"],
+    apply: (o, v) => {
+      const port = Number(v);
+      if (!/^\d+$/.test(v) || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535 (got "${v}")`);
+      o.port = port;
+    },
+  },
+  "--token-file": { takesValue: true, commands: ["agent serve"], apply: (o, v) => void (o.tokenFile = v) },
+  "--allow-remote": { takesValue: false, commands: ["agent serve"], apply: (o) => void (o.allowRemote = true) },
+};
+
+/** Parses `argv` (without the runtime and script); throws `UsageError` with a one-line reason. */
+export function parseCommandLine(argv: readonly string[]): ParsedCommand {
+  const options: CliOptions = { noSession: false, allowRemote: false };
+  const words: string[] = [];
+  const seen: string[] = [];
+  let command: Command;
+
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg === "--help" || arg === "-h") return { command: "help", options };
+    if (arg === "--version" || arg === "-v") return { command: "version", options };
+    if (arg.startsWith("-")) {
+      const eq = arg.indexOf("=");
+      const name = eq >= 0 ? arg.slice(0, eq) : arg;
+      const spec = SPECS[name];
+      if (!spec) throw new UsageError(`unknown option ${name}`);
+      let value = "";
+      if (spec.takesValue) {
+        if (eq >= 0) value = arg.slice(eq + 1);
+        else {
+          const next = argv[i + 1];
+          if (next === undefined || next.startsWith("--")) throw new UsageError(`${name} needs a value`);
+          value = next;
+          i += 1;
+        }
+        if (value === "") throw new UsageError(`${name} needs a value`);
+      } else if (eq >= 0) {
+        throw new UsageError(`${name} takes no value`);
+      }
+      spec.apply(options, value);
+      seen.push(name);
+      continue;
+    }
+    words.push(arg);
+  }
+
+  const phrase = words.join(" ");
+  if (phrase === "" || phrase === "help") command = "help";
+  else if (phrase === "agent stdio" || phrase === "agent serve" || phrase === "demo" || phrase === "models") command = phrase;
+  else if (words[0] === "agent") throw new UsageError(`unknown agent command "${words.slice(1).join(" ") || "(none)"}"; use "agent stdio" or "agent serve"`);
+  else throw new UsageError(`unknown command "${phrase}"`);
+
+  for (const name of seen) {
+    if (!SPECS[name]!.commands.includes(command)) throw new UsageError(`${name} does not apply to "${command}"`);
+  }
+  return { command, options };
+}

@@ -1,0 +1,85 @@
+/**
+ * The providers acp-edge knows, with where their credentials and base URLs
+ * come from, merged with the custom providers of `settings.json`.
+ * @module
+ */
+import { env } from "../runtime/process.ts";
+import { registerSecret } from "../runtime/secrets.ts";
+import type { AuthFile, ProviderSettings, Settings } from "./settings-schema.ts";
+
+export interface ProviderConfig {
+  name: string;
+  api: "anthropic" | "openai" | "openai-compatible" | "faux";
+  baseUrl?: string;
+  headers?: Record<string, string>;
+  /** Environment variable for the key; undefined when the provider needs none. */
+  apiKeyEnv?: string;
+  /** Models declared for this provider in settings (built-in providers also have the catalog). */
+  models: NonNullable<ProviderSettings["models"]>;
+  builtIn: boolean;
+}
+
+export type Credential =
+  | { ok: true; apiKey?: string; source: "auth.json" | "environment" | "not needed" }
+  | { ok: false; hint: string };
+
+const BUILT_IN: Record<string, { api: ProviderConfig["api"]; keyEnv?: string; baseUrlEnv?: string }> = {
+  anthropic: { api: "anthropic", keyEnv: "ANTHROPIC_API_KEY", baseUrlEnv: "ANTHROPIC_BASE_URL" },
+  openai: { api: "openai", keyEnv: "OPENAI_API_KEY", baseUrlEnv: "OPENAI_BASE_URL" },
+  faux: { api: "faux" },
+};
+
+/** Anthropic's own convention leaves `/v1` off its base URL; the client wants it on. */
+function withVersionSegment(url: string): string {
+  const trimmed = url.replace(/\/+$/, "");
+  return /\/v\d+$/.test(trimmed) ? trimmed : `${trimmed}/v1`;
+}
+
+/** Built-in providers plus the custom ones from settings (a custom entry may not replace a built-in one). */
+export function configuredProviders(settings: Settings): ProviderConfig[] {
+  const providers: ProviderConfig[] = [];
+  for (const [name, builtIn] of Object.entries(BUILT_IN)) {
+    const rawBase = builtIn.baseUrlEnv ? env(builtIn.baseUrlEnv) : undefined;
+    providers.push({
+      name,
+      api: builtIn.api,
+      ...(rawBase ? { baseUrl: name === "anthropic" ? withVersionSegment(rawBase) : rawBase.replace(/\/+$/, "") } : {}),
+      ...(builtIn.keyEnv ? { apiKeyEnv: builtIn.keyEnv } : {}),
+      models: [],
+      builtIn: true,
+    });
+  }
+  for (const [name, custom] of Object.entries(settings.providers ?? {})) {
+    if (name in BUILT_IN) throw new Error(`settings.json: provider "${name}" is built in; choose another name for a custom provider`);
+    providers.push({
+      name,
+      api: custom.api,
+      ...(custom.baseUrl ? { baseUrl: custom.baseUrl.replace(/\/+$/, "") } : {}),
+      ...(custom.headers ? { headers: custom.headers } : {}),
+      ...(custom.apiKeyEnv ? { apiKeyEnv: custom.apiKeyEnv } : {}),
+      models: custom.models ?? [],
+      builtIn: false,
+    });
+  }
+  for (const provider of providers) {
+    for (const value of Object.values(provider.headers ?? {})) registerSecret(value);
+  }
+  return providers;
+}
+
+/** The key for a provider: `auth.json` first, then its environment variable. */
+export function resolveCredential(provider: ProviderConfig, auth: AuthFile, authPath: string): Credential {
+  const stored = auth[provider.name];
+  if (stored) {
+    registerSecret(stored.key);
+    return { ok: true, apiKey: stored.key, source: "auth.json" };
+  }
+  // Custom providers without `apiKeyEnv` are local servers, and faux is offline: no key needed.
+  if (!provider.apiKeyEnv) return { ok: true, source: "not needed" };
+  const key = env(provider.apiKeyEnv);
+  if (key) {
+    registerSecret(key);
+    return { ok: true, apiKey: key, source: "environment" };
+  }
+  return { ok: false, hint: `set ${provider.apiKeyEnv} or add {"${provider.name}": {"type": "api_key", "key": "…"}} to ${authPath}` };
+}

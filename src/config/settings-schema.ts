@@ -1,0 +1,82 @@
+/**
+ * The shape of `settings.json` (user and project). Validated with valibot so
+ * a typo gives a precise message instead of a surprise at run time.
+ * @module
+ */
+import * as v from "valibot";
+
+export const APPROVAL_MODES = ["read-only", "ask", "write", "yolo"] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+
+export const ThinkingLevelSchema = v.picklist(["off", "minimal", "low", "medium", "high", "xhigh"]);
+
+const PriceSchema = v.object({
+  input: v.pipe(v.number(), v.minValue(0)),
+  output: v.pipe(v.number(), v.minValue(0)),
+  cacheRead: v.optional(v.pipe(v.number(), v.minValue(0))),
+  cacheWrite: v.optional(v.pipe(v.number(), v.minValue(0))),
+});
+
+const PositiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
+
+/** Facts about one model; every field but `id` is optional and falls back to the catalog or defaults. */
+export const ModelEntrySchema = v.object({
+  id: v.pipe(v.string(), v.minLength(1)),
+  name: v.optional(v.string()),
+  contextWindow: v.optional(PositiveInt),
+  maxOutputTokens: v.optional(PositiveInt),
+  reasoning: v.optional(v.boolean()),
+  input: v.optional(v.array(v.picklist(["text", "image"]))),
+  price: v.optional(PriceSchema),
+});
+export type ModelEntry = v.InferOutput<typeof ModelEntrySchema>;
+
+export const ProviderSchema = v.object({
+  api: v.picklist(["anthropic", "openai", "openai-compatible"]),
+  baseUrl: v.optional(v.pipe(v.string(), v.url())),
+  /** Name of the environment variable holding the key; no key needed when absent. */
+  apiKeyEnv: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name"))),
+  headers: v.optional(v.record(v.string(), v.string())),
+  models: v.optional(v.array(ModelEntrySchema)),
+});
+export type ProviderSettings = v.InferOutput<typeof ProviderSchema>;
+
+export const PermissionRuleSchema = v.object({
+  action: v.picklist(["allow", "ask", "deny"]),
+  path: v.optional(v.pipe(v.string(), v.minLength(1))),
+  command: v.optional(v.pipe(v.string(), v.minLength(1))),
+  tools: v.optional(v.pipe(v.array(v.string()), v.minLength(1))),
+});
+export type PermissionRule = v.InferOutput<typeof PermissionRuleSchema>;
+
+export const SettingsSchema = v.object({
+  defaultModel: v.optional(v.pipe(v.string(), v.regex(/^[^/\s]+\/\S+$/, "must look like provider/model"))),
+  approvalMode: v.optional(v.picklist(APPROVAL_MODES)),
+  thinkingLevel: v.optional(ThinkingLevelSchema),
+  permissionRules: v.optional(v.array(PermissionRuleSchema)),
+  providers: v.optional(v.record(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]*$/i, "provider names use letters, digits, - and _")), ProviderSchema)),
+  /** Catalog additions or overrides for models of built-in providers, keyed `provider/id`. */
+  models: v.optional(v.record(v.string(), v.partial(v.omit(ModelEntrySchema, ["id"])))),
+  /** Model calls allowed in one prompt turn before it stops with `max_turn_requests`. */
+  maxTurnRequests: v.optional(PositiveInt),
+  /** Provider retries on rate limits and server errors. */
+  maxRetries: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10))),
+  sessionDir: v.optional(v.string()),
+});
+export type Settings = v.InferOutput<typeof SettingsSchema>;
+
+export const AuthFileSchema = v.record(
+  v.string(),
+  v.object({ type: v.literal("api_key"), key: v.pipe(v.string(), v.minLength(1)) }),
+);
+export type AuthFile = v.InferOutput<typeof AuthFileSchema>;
+
+/** "approvalMode: Invalid type: expected …" — one line per issue, with its path. */
+export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
+  return issues
+    .map((issue) => {
+      const path = v.getDotPath(issue);
+      return path ? `${path}: ${issue.message}` : issue.message;
+    })
+    .join("; ");
+}

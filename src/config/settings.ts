@@ -1,0 +1,101 @@
+/**
+ * Loading and merging `settings.json`. The user file (`<home>/settings.json`)
+ * is trusted; a project file (`<cwd>/.acp-edge/settings.json`) comes with
+ * whatever repository was cloned, so it may only make things stricter.
+ * @module
+ */
+import * as v from "valibot";
+import { readTextFile, isNotFound } from "../runtime/fs.ts";
+import { join } from "../runtime/path.ts";
+import { log } from "../runtime/log.ts";
+import {
+  APPROVAL_MODES,
+  describeIssues,
+  SettingsSchema,
+  type ApprovalMode,
+  type PermissionRule,
+  type Settings,
+} from "./settings-schema.ts";
+
+/** A settings or auth file that cannot be used, with a message that names the file and the problem. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Reads and validates a JSON file; undefined when it does not exist. */
+export async function readJsonFile<T>(path: string, schema: v.GenericSchema<unknown, T>): Promise<T | undefined> {
+  let text: string;
+  try {
+    text = await readTextFile(path);
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw new ConfigError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  const result = v.safeParse(schema, data);
+  if (!result.success) throw new ConfigError(`${path}: ${describeIssues(result.issues)}`);
+  return result.output;
+}
+
+export async function loadUserSettings(path: string): Promise<Settings> {
+  return (await readJsonFile(path, SettingsSchema)) ?? {};
+}
+
+export function projectSettingsPath(cwd: string): string {
+  return join(cwd, ".acp-edge", "settings.json");
+}
+
+/** Strictness order: a project may move towards `read-only`, never away from it. */
+const strictness: Record<ApprovalMode, number> = { yolo: 0, write: 1, ask: 2, "read-only": 3 };
+
+export function stricterMode(a: ApprovalMode, b: ApprovalMode): ApprovalMode {
+  return strictness[a] >= strictness[b] ? a : b;
+}
+
+/**
+ * Applies a project's settings on top of the user's (whose `approvalMode`
+ * already includes a `--approval-mode` flag). The project may pick the
+ * model and thinking level, tighten the approval mode and add `ask`/`deny`
+ * rules; providers, allow rules and storage locations stay the user's call.
+ */
+export function mergeProjectSettings(user: Settings, project: Settings, source: string): Settings {
+  const ignored: string[] = [];
+  if (project.providers) ignored.push("providers");
+  if (project.sessionDir) ignored.push("sessionDir");
+  if (project.models) ignored.push("models");
+  if (project.maxRetries !== undefined) ignored.push("maxRetries");
+  const allowRules = (project.permissionRules ?? []).filter((rule) => rule.action === "allow");
+  if (allowRules.length > 0) ignored.push(`${allowRules.length} allow rule(s)`);
+  const userMode = user.approvalMode ?? "ask";
+  if (project.approvalMode && stricterMode(project.approvalMode, userMode) !== project.approvalMode) {
+    ignored.push(`approvalMode "${project.approvalMode}" (looser than "${userMode}")`);
+  }
+  if (ignored.length > 0) log.warn(`${source}: a project file may only tighten settings; ignored ${ignored.join(", ")}`);
+
+  const tightening: PermissionRule[] = (project.permissionRules ?? []).filter((rule) => rule.action !== "allow");
+  const merged: Settings = { ...user };
+  if (project.defaultModel) merged.defaultModel = project.defaultModel;
+  if (project.thinkingLevel) merged.thinkingLevel = project.thinkingLevel;
+  if (project.maxTurnRequests !== undefined) {
+    merged.maxTurnRequests = Math.min(project.maxTurnRequests, user.maxTurnRequests ?? project.maxTurnRequests);
+  }
+  if (project.approvalMode) merged.approvalMode = stricterMode(user.approvalMode ?? "ask", project.approvalMode);
+  if (tightening.length > 0) merged.permissionRules = [...(user.permissionRules ?? []), ...tightening];
+  return merged;
+}
+
+/** User settings merged with the project's, if the project has a settings file. */
+export async function loadSettingsFor(cwd: string, user: Settings): Promise<Settings> {
+  const path = projectSettingsPath(cwd);
+  const project = await readJsonFile(path, SettingsSchema);
+  return project ? mergeProjectSettings(user, project, path) : user;
+}
+
+export function isApprovalMode(value: string): value is ApprovalMode {
+  return (APPROVAL_MODES as readonly string[]).includes(value);
+}

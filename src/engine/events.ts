@@ -1,0 +1,46 @@
+/**
+ * What the engine reports while a turn runs. These are the engine's own
+ * words; `src/acp/` turns them into `session/update` notifications and the
+ * store turns `message` events into journal entries.
+ * @module
+ */
+import type { ModelMessage } from "../models/types.ts";
+import type { ToolKind, ToolLocation, ToolOutputPart } from "../tools/types.ts";
+
+export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
+
+export type ToolCallStatus = "pending" | "in_progress" | "completed" | "failed";
+
+export type EngineEvent =
+  /** A message joined the conversation (user prompt, assistant reply, tool result). */
+  | { type: "message"; message: ModelMessage; messageId: string }
+  | { type: "text_delta"; messageId: string; text: string }
+  | { type: "thinking_delta"; messageId: string; text: string }
+  /** The model asked for a tool; it has not run yet. */
+  | {
+      type: "tool_call";
+      toolCallId: string;
+      toolName: string;
+      kind: ToolKind;
+      title: string;
+      locations: ToolLocation[];
+      input: unknown;
+    }
+  | {
+      type: "tool_call_update";
+      toolCallId: string;
+      status: Exclude<ToolCallStatus, "pending">;
+      content?: ToolOutputPart[];
+      locations?: ToolLocation[];
+      details?: Record<string, unknown>;
+    }
+  /** After every model call: tokens now in context, the window, and the session's cost so far (USD). */
+  | { type: "usage"; used: number; size: number; cost?: number }
+  /** Text from the agent itself rather than the model (notices, command output). */
+  | { type: "notice"; text: string };
+
+/**
+ * Receives engine events in order. A returned promise is awaited before the
+ * turn goes on, which is how the store makes a step durable before the next.
+ */
+export type EventSink = (event: EngineEvent) => void | Promise<void>;

@@ -1,0 +1,91 @@
+/**
+ * One model call: stream the reply, forward text and thinking as they
+ * arrive, and assemble the assistant message. Blocks with the same id are
+ * one part; provider data for a block is merged as it comes.
+ * @module
+ */
+import type { AssistantMessage, FinishCause, ModelClient, ModelRequest, ThinkingPart, ToolCallPart, Usage } from "../models/types.ts";
+import type { EventSink } from "./events.ts";
+import { newMessageId } from "./ids.ts";
+
+export interface ModelCallResult {
+  message: AssistantMessage;
+  toolCalls: ToolCallPart[];
+  cause: FinishCause;
+  usage?: Usage;
+  /** The stream stopped early (abort or error); `message` holds what arrived. */
+  error?: unknown;
+}
+
+export async function callModel(model: ModelClient, request: ModelRequest, emit: EventSink): Promise<ModelCallResult> {
+  const message: AssistantMessage = { role: "assistant", content: [], model: `${model.info.provider}/${model.info.id}` };
+  const blocks = new Map<string, AssistantMessage["content"][number]>();
+  const toolCalls: ToolCallPart[] = [];
+  let textId: string | undefined;
+  let thoughtId: string | undefined;
+  let cause: FinishCause = "other";
+  let usage: Usage | undefined;
+
+  const part = <T extends AssistantMessage["content"][number]>(key: string, make: () => T): T => {
+    let existing = blocks.get(key) as T | undefined;
+    if (!existing) {
+      existing = make();
+      blocks.set(key, existing);
+      message.content.push(existing);
+    }
+    return existing;
+  };
+
+  try {
+    for await (const event of model.stream(request)) {
+      switch (event.type) {
+        case "text": {
+          if (!event.text) break;
+          const text = part(`text:${event.block}`, () => ({ type: "text" as const, text: "" }));
+          text.text += event.text;
+          textId ??= newMessageId();
+          await emit({ type: "text_delta", messageId: textId, text: event.text });
+          break;
+        }
+        case "thinking": {
+          const thinking: ThinkingPart = part(`thinking:${event.block}`, () => ({ type: "thinking" as const, text: "" }));
+          thinking.text += event.text;
+          if (event.providerData) thinking.providerData = mergeProviderData(thinking.providerData, event.providerData);
+          if (event.text) {
+            thoughtId ??= newMessageId();
+            await emit({ type: "thinking_delta", messageId: thoughtId, text: event.text });
+          }
+          break;
+        }
+        case "tool_call": {
+          const call: ToolCallPart = { type: "tool_call", id: event.id, name: event.name, input: event.input };
+          if (event.providerData) call.providerData = event.providerData;
+          message.content.push(call);
+          toolCalls.push(call);
+          break;
+        }
+        case "finish":
+          cause = event.cause;
+          usage = event.usage;
+          break;
+      }
+    }
+  } catch (error) {
+    return { message: withoutEmptyParts(message), toolCalls, cause, ...(usage ? { usage } : {}), error };
+  }
+  return { message: withoutEmptyParts(message), toolCalls, cause, ...(usage ? { usage } : {}) };
+}
+
+function mergeProviderData(a: ThinkingPart["providerData"], b: NonNullable<ThinkingPart["providerData"]>) {
+  const out: NonNullable<ThinkingPart["providerData"]> = { ...(a ?? {}) };
+  for (const [provider, data] of Object.entries(b)) out[provider] = { ...(out[provider] ?? {}), ...data };
+  return out;
+}
+
+/** Thinking with no text and no provider data carries nothing worth keeping. */
+function withoutEmptyParts(message: AssistantMessage): AssistantMessage {
+  message.content = message.content.filter(
+    (p) => !(p.type === "text" && p.text === "") && !(p.type === "thinking" && p.text === "" && !p.providerData),
+  );
+  return message;
+}

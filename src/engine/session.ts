@@ -1,0 +1,114 @@
+/**
+ * One conversation with the agent: its history, model, tools and the turn
+ * that may be running. At most one turn runs at a time; `cancel` stops it.
+ * @module
+ */
+import { callCost, contextTokens } from "../models/cost.ts";
+import type { ImagePart, ModelClient, ModelMessage, TextPart, ThinkingLevel, Usage } from "../models/types.ts";
+import type { ToolDefinition, Workspace } from "../tools/types.ts";
+import type { EventSink, StopReason } from "./events.ts";
+import type { ToolAuthorizer } from "./tool-call.ts";
+import { runTurn } from "./turn.ts";
+
+export interface AgentSessionInit {
+  id: string;
+  workspace: Workspace;
+  tools: readonly ToolDefinition[];
+  model: ModelClient;
+  thinking: ThinkingLevel;
+  systemPrompt: string;
+  maxTurnRequests: number;
+  history?: ModelMessage[];
+}
+
+/** Thrown by `prompt` while another turn of the same session runs. */
+export class SessionBusyError extends Error {
+  override name = "SessionBusyError";
+  constructor() {
+    super("session is already processing a prompt");
+  }
+}
+
+export interface SessionTotals extends Usage {
+  /** USD, when every model used had a known price. */
+  cost?: number;
+  requests: number;
+}
+
+export class AgentSession {
+  readonly id: string;
+  readonly workspace: Workspace;
+  readonly history: ModelMessage[];
+  tools: readonly ToolDefinition[];
+  model: ModelClient;
+  thinking: ThinkingLevel;
+  systemPrompt: string;
+  maxTurnRequests: number;
+  readonly totals: SessionTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, requests: 0, cost: 0 };
+  /** Tokens in context after the last model call (0 before the first). */
+  contextUsed = 0;
+  #turn?: AbortController;
+
+  constructor(init: AgentSessionInit) {
+    this.id = init.id;
+    this.workspace = init.workspace;
+    this.tools = init.tools;
+    this.model = init.model;
+    this.thinking = init.thinking;
+    this.systemPrompt = init.systemPrompt;
+    this.maxTurnRequests = init.maxTurnRequests;
+    this.history = init.history ?? [];
+  }
+
+  get running(): boolean {
+    return this.#turn !== undefined;
+  }
+
+  /** Runs one turn to its end. Provider failures reject (the session stays usable); cancellation resolves `cancelled`. */
+  async prompt(content: Array<TextPart | ImagePart>, emit: EventSink, authorize?: ToolAuthorizer): Promise<StopReason> {
+    if (this.#turn) throw new SessionBusyError();
+    const controller = new AbortController();
+    this.#turn = controller;
+    try {
+      return await runTurn(
+        {
+          model: this.model,
+          system: this.systemPrompt,
+          tools: this.tools,
+          workspace: this.workspace,
+          thinking: this.model.info.reasoning ? this.thinking : "off",
+          maxRequests: this.maxTurnRequests,
+          history: this.history,
+          signal: controller.signal,
+          emit,
+          ...(authorize ? { authorize } : {}),
+          recordUsage: (usage) => this.#record(usage),
+        },
+        { role: "user", content },
+      );
+    } catch (error) {
+      if (controller.signal.aborted) return "cancelled";
+      throw error;
+    } finally {
+      this.#turn = undefined;
+    }
+  }
+
+  /** Stops the running turn, if any: the model stream and tools are aborted at once. */
+  cancel(reason = "cancelled by the client"): void {
+    this.#turn?.abort(new DOMException(reason, "AbortError"));
+  }
+
+  #record(usage: Usage): { used: number; size: number; cost?: number } {
+    const t = this.totals;
+    t.input += usage.input;
+    t.output += usage.output;
+    t.cacheRead += usage.cacheRead;
+    t.cacheWrite += usage.cacheWrite;
+    t.requests += 1;
+    const cost = callCost(this.model.info, usage);
+    t.cost = cost === undefined || t.cost === undefined ? undefined : t.cost + cost;
+    this.contextUsed = contextTokens(usage);
+    return { used: this.contextUsed, size: this.model.info.contextWindow, ...(t.cost === undefined ? {} : { cost: t.cost }) };
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * A prompt turn: call the model, run the tools it asks for, feed the results
+ * back, and repeat until it stops, the request cap is reached, or the turn is
+ * cancelled. The conversation (`history`) only ever grows by whole steps.
+ * @module
+ */
+import type { ModelClient, ModelMessage, ThinkingLevel, ToolResultMessage, Usage, UserMessage } from "../models/types.ts";
+import type { ToolDefinition, Workspace } from "../tools/types.ts";
+import type { EventSink, StopReason } from "./events.ts";
+import { newMessageId } from "./ids.ts";
+import { callModel } from "./model-call.ts";
+import { executeCall, prepareCall, type ToolAuthorizer } from "./tool-call.ts";
+import { toolSpec } from "./tool-specs.ts";
+
+export interface TurnContext {
+  model: ModelClient;
+  system: string;
+  tools: readonly ToolDefinition[];
+  workspace: Workspace;
+  thinking: ThinkingLevel;
+  /** Model calls allowed in this turn. */
+  maxRequests: number;
+  /** The conversation; the turn appends to it. */
+  history: ModelMessage[];
+  signal: AbortSignal;
+  emit: EventSink;
+  authorize?: ToolAuthorizer;
+  /** Records a call's usage and returns the usage event to report. */
+  recordUsage(usage: Usage): { used: number; size: number; cost?: number };
+}
+
+export async function runTurn(context: TurnContext, prompt: UserMessage): Promise<StopReason> {
+  const { history, signal, emit } = context;
+  const append = async (message: ModelMessage) => {
+    history.push(message);
+    await emit({ type: "message", message, messageId: newMessageId() });
+  };
+  await append(prompt);
+
+  for (let request = 1; ; request += 1) {
+    if (signal.aborted) return "cancelled";
+    const result = await callModel(
+      context.model,
+      {
+        system: context.system,
+        messages: history,
+        tools: context.tools.map(toolSpec),
+        thinking: context.thinking,
+        signal,
+      },
+      emit,
+    );
+    if (result.usage) await emit({ type: "usage", ...context.recordUsage(result.usage) });
+
+    if (result.error !== undefined) {
+      if (signal.aborted) {
+        // Keep what was said before the cancel; calls that never ran get a result so the history stays valid.
+        const keep = { ...result.message, content: result.message.content.filter((p) => p.type !== "tool_call") };
+        if (keep.content.length > 0) await append(keep);
+        return "cancelled";
+      }
+      throw result.error;
+    }
+    if (result.message.content.length > 0) await append(result.message);
+
+    if (result.cause === "length") return await closeUnrun(result.toolCalls, append, "max_tokens");
+    if (result.cause === "refusal") return await closeUnrun(result.toolCalls, append, "refusal");
+    if (result.toolCalls.length === 0) return "end_turn";
+
+    const prepared = result.toolCalls.map((call) => prepareCall(call, context.tools, context.workspace));
+    for (const call of prepared) {
+      await emit({
+        type: "tool_call",
+        toolCallId: call.part.id,
+        toolName: call.part.name,
+        kind: call.tool?.kind ?? "other",
+        title: call.description.title,
+        locations: call.description.locations,
+        input: call.part.input,
+      });
+    }
+    for (const [index, call] of prepared.entries()) {
+      let outcome: ToolResultMessage;
+      try {
+        outcome = await executeCall(call, { workspace: context.workspace, signal, emit, ...(context.authorize ? { authorize: context.authorize } : {}) });
+      } catch (error) {
+        if (!signal.aborted) throw error;
+        return await closeUnrun(prepared.slice(index).map((c) => c.part), append, "cancelled", emit);
+      }
+      await append(outcome);
+    }
+    if (request >= context.maxRequests) return "max_turn_requests";
+  }
+}
+
+/** Gives every tool call that will not run a failed result, so the next request is well-formed. */
+async function closeUnrun(
+  calls: readonly { id: string; name: string }[],
+  append: (message: ModelMessage) => Promise<void>,
+  reason: StopReason,
+  emit?: EventSink,
+): Promise<StopReason> {
+  const text = reason === "cancelled" ? "Cancelled by the user before it finished." : `Not run: the model stopped (${reason}).`;
+  for (const call of calls) {
+    if (emit) await emit({ type: "tool_call_update", toolCallId: call.id, status: "failed", content: [{ type: "text", text }] });
+    await append({ role: "tool", toolCallId: call.id, toolName: call.name, content: [{ type: "text", text }], isError: true });
+  }
+  return reason;
+}

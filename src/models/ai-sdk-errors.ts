@@ -1,0 +1,140 @@
+/**
+ * Turns whatever the AI SDK throws or streams as an error into a short
+ * `ModelError` a user can act on: provider, HTTP status, the provider's own
+ * words. Never request headers, never the key.
+ * @module
+ */
+import { redact } from "../runtime/secrets.ts";
+import { ModelError, type ProviderEndpoint } from "./types.ts";
+
+const MAX_DETAIL = 300;
+
+/** The endpoint's base URL without credentials or query. */
+function displayUrl(endpoint: ProviderEndpoint): string {
+  const raw = endpoint.baseUrl ?? "the provider";
+  try {
+    const url = new URL(raw);
+    // Credentials and query strings (`?api-key=`) stay out of messages.
+    return `${url.origin}${url.pathname}`.replace(/\/$/, "");
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * Maps an SDK error (thrown, or from an `error` stream part) to a redacted
+ * `ModelError`. Pass the endpoint with the base URL actually used.
+ */
+export function toModelError(error: unknown, endpoint: ProviderEndpoint): ModelError {
+  if (error instanceof ModelError) return error;
+  const inner = unwrapRetry(error);
+  const status = statusOf(inner);
+  let message: string;
+  if (status !== undefined && status >= 200 && status < 300) {
+    // The request succeeded and the body then failed: the connection dropped mid-stream.
+    const cause = asRecord(inner)?.cause;
+    message = `the response stream broke off (${networkProblem(cause) ?? providerMessage(cause) ?? "connection lost"})`;
+  } else if (status !== undefined) {
+    const detail = providerMessage(inner);
+    message = `HTTP ${status}${detail ? ` — ${detail}` : ""}`;
+  } else {
+    const network = networkProblem(inner);
+    message = network
+      ? `could not connect to ${displayUrl(endpoint)} (${network})`
+      : (providerMessage(inner) ?? "the model call failed");
+  }
+  return new ModelError(scrub(`${endpoint.provider}: ${message}`, endpoint), status && status >= 300 ? status : undefined);
+}
+
+/** `RetryError` wraps the attempts; the last one says what finally went wrong. */
+function unwrapRetry(error: unknown): unknown {
+  const record = asRecord(error);
+  if (record?.name === "AI_RetryError" && "lastError" in record) return record.lastError;
+  return error;
+}
+
+function statusOf(error: unknown): number | undefined {
+  const status = asRecord(error)?.statusCode;
+  return typeof status === "number" ? status : undefined;
+}
+
+/** The provider's own error text: from the response body when there is one, else the error's message. */
+function providerMessage(error: unknown): string | undefined {
+  const record = asRecord(error);
+  if (!record) return typeof error === "string" ? clip(error) : undefined;
+  const body = record.responseBody;
+  if (typeof body === "string" && body.trim()) {
+    const fromJson = messageFromBody(body);
+    if (fromJson) return clip(fromJson);
+    if (!/^\s*</.test(body)) return clip(body); // skip HTML error pages
+  }
+  // Stream error parts are often plain objects: `{ type: "overloaded_error", message }`.
+  const nested = asRecord(record.error);
+  if (typeof nested?.message === "string") return clip(nested.message);
+  if (typeof record.message === "string" && record.message) return clip(record.message);
+  return undefined;
+}
+
+function messageFromBody(body: string): string | undefined {
+  try {
+    const data = asRecord(JSON.parse(body));
+    const err = data?.error;
+    if (typeof err === "string") return err;
+    const nested = asRecord(err);
+    if (typeof nested?.message === "string") return nested.message;
+    if (typeof data?.message === "string") return data.message;
+    if (typeof data?.detail === "string") return data.detail;
+  } catch {
+    // not JSON
+  }
+  return undefined;
+}
+
+/** Names a connection failure from the error codes Node (undici), Bun and Deno use. */
+function networkProblem(error: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  while (current && typeof current === "object" && !seen.has(current)) {
+    seen.add(current);
+    const record = current as Record<string, unknown>;
+    const code = typeof record.code === "string" ? record.code : "";
+    const text = typeof record.message === "string" ? record.message : "";
+    if (/ECONNREFUSED|ConnectionRefused/i.test(code) || /connection refused/i.test(text)) return "connection refused";
+    if (/ENOTFOUND|EAI_AGAIN/.test(code) || /dns error|failed to lookup|getaddrinfo/i.test(text)) return "host not found";
+    if (/ETIMEDOUT|CONNECT_TIMEOUT|Timeout/i.test(code)) return "connection timed out";
+    if (/ECONNRESET|ConnectionClosed|UND_ERR_SOCKET|EPIPE/i.test(code) || /connection reset/i.test(text)) {
+      return "connection reset";
+    }
+    if (/CERT|TLS|SSL/i.test(code)) return `TLS error: ${code}`;
+    if (/FailedToOpenSocket/.test(code)) return "could not open a socket";
+    if (/bad port|port \d+ (?:is|are) blocked/i.test(text)) return "fetch refuses this port";
+    current = record.cause;
+  }
+  const record = asRecord(error);
+  if (typeof record?.message === "string" && /^Cannot connect to API/.test(record.message)) {
+    return clip(record.message.replace(/^Cannot connect to API:\s*/, "")) || "network error";
+  }
+  return undefined;
+}
+
+function scrub(text: string, endpoint: ProviderEndpoint): string {
+  let out = text;
+  // The key and credential headers may not be registered as secrets yet; hide them regardless.
+  const credentialHeaders = Object.entries(endpoint.headers ?? {}).filter(([name]) =>
+    /auth|key|token|secret|cookie/i.test(name),
+  );
+  const secrets = [endpoint.apiKey, ...credentialHeaders.map(([, value]) => value)];
+  for (const secret of secrets) {
+    if (secret && secret.length >= 8) out = out.split(secret).join("[redacted]");
+  }
+  return redact(out);
+}
+
+function clip(text: string): string {
+  const oneLine = text.replace(/\s+/g, " ").trim();
+  return oneLine.length > MAX_DETAIL ? `${oneLine.slice(0, MAX_DETAIL - 1)}…` : oneLine;
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : undefined;
+}

@@ -1,0 +1,158 @@
+/**
+ * Converts the project's messages to AI SDK prompt messages. Provider data
+ * (thinking signatures, item ids) only goes back to the provider that wrote
+ * it: another provider would reject or misread it.
+ * @module
+ */
+import type {
+  AssistantModelMessage,
+  ImagePart as SdkImagePart,
+  ModelMessage as SdkMessage,
+  TextPart as SdkTextPart,
+  ToolModelMessage,
+  ToolResultPart,
+} from "ai";
+import type {
+  AssistantMessage,
+  ImagePart,
+  ModelMessage,
+  ProviderApi,
+  ProviderData,
+  ProviderEndpoint,
+  TextPart,
+  ToolResultMessage,
+} from "./types.ts";
+
+type SdkProviderOptions = NonNullable<ToolResultPart["providerOptions"]>;
+type SdkOutput = ToolResultPart["output"];
+
+/** Converts a conversation for `endpoint`; consecutive tool results become one tool message. */
+export function toSdkMessages(messages: readonly ModelMessage[], endpoint: ProviderEndpoint): SdkMessage[] {
+  const out: SdkMessage[] = [];
+  // Chat-completions tool messages carry text only, so their images follow the tool run as a user message.
+  let pendingImages: SdkImagePart[] = [];
+  const flushImages = () => {
+    if (pendingImages.length === 0) return;
+    out.push({ role: "user", content: [{ type: "text", text: "Images returned by the tool calls above:" }, ...pendingImages] });
+    pendingImages = [];
+  };
+
+  for (const message of messages) {
+    if (message.role !== "tool") flushImages();
+    switch (message.role) {
+      case "user": {
+        const content = message.content.map(userPart);
+        if (content.length > 0) out.push({ role: "user", content });
+        break;
+      }
+      case "assistant": {
+        const converted = assistantMessage(message, endpoint);
+        if (converted) out.push(converted);
+        break;
+      }
+      case "tool": {
+        const { part, images } = toolResult(message, endpoint.api);
+        pendingImages.push(...images);
+        const last = out[out.length - 1];
+        if (last?.role === "tool") last.content.push(part);
+        else out.push({ role: "tool", content: [part] } satisfies ToolModelMessage);
+        break;
+      }
+    }
+  }
+  flushImages();
+  return out;
+}
+
+/** True when `model` (`provider/id`) was written by the provider behind `endpoint`, or is unknown. */
+export function isSameProvider(model: string | undefined, endpoint: ProviderEndpoint): boolean {
+  if (!model) return true;
+  const slash = model.indexOf("/");
+  return (slash < 0 ? model : model.slice(0, slash)) === endpoint.provider;
+}
+
+function userPart(part: TextPart | ImagePart): SdkTextPart | SdkImagePart {
+  return part.type === "text" ? { type: "text", text: part.text } : imagePart(part);
+}
+
+function imagePart(part: ImagePart): SdkImagePart {
+  return { type: "image", image: part.data, mediaType: part.mimeType };
+}
+
+function assistantMessage(message: AssistantMessage, endpoint: ProviderEndpoint): AssistantModelMessage | undefined {
+  const same = isSameProvider(message.model, endpoint);
+  const content: Exclude<AssistantModelMessage["content"], string> = [];
+  for (const part of message.content) {
+    switch (part.type) {
+      case "text":
+        if (part.text) content.push({ type: "text", text: part.text });
+        break;
+      case "thinking":
+        // Another provider's reasoning is opaque to this one (and its signature would be rejected).
+        if (!same) break;
+        content.push({ type: "reasoning", text: part.text, ...options(part.providerData) });
+        break;
+      case "tool_call":
+        content.push({
+          type: "tool-call",
+          toolCallId: part.id,
+          toolName: part.name,
+          input: toolInput(part.input, endpoint.api),
+          ...(same ? options(part.providerData) : {}),
+        });
+        break;
+    }
+  }
+  return content.length > 0 ? { role: "assistant", content } : undefined;
+}
+
+function options(data: ProviderData | undefined): { providerOptions?: SdkProviderOptions } {
+  return data && Object.keys(data).length > 0 ? { providerOptions: data as SdkProviderOptions } : {};
+}
+
+/**
+ * Anthropic insists on an object for `tool_use.input`; a call whose arguments
+ * never parsed would otherwise poison every later request of the session.
+ */
+function toolInput(input: unknown, api: ProviderApi): unknown {
+  if (api !== "anthropic") return input;
+  let value = input;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return {};
+    }
+  }
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? value : {};
+}
+
+function toolResult(message: ToolResultMessage, api: ProviderApi): { part: ToolResultPart; images: SdkImagePart[] } {
+  const text = message.content
+    .filter((p): p is TextPart => p.type === "text")
+    .map((p) => p.text)
+    .join("\n");
+  const images = message.content.filter((p): p is ImagePart => p.type === "image");
+  let output: SdkOutput;
+  let extraImages: SdkImagePart[] = [];
+  if (message.isError) {
+    output = { type: "error-text", value: text };
+  } else if (images.length === 0) {
+    output = { type: "text", value: text };
+  } else if (api === "openai-compatible") {
+    output = { type: "text", value: text };
+    extraImages = images.map(imagePart);
+  } else {
+    output = {
+      type: "content",
+      value: [
+        ...(text ? [{ type: "text" as const, text }] : []),
+        ...images.map((p) => ({ type: "image-data" as const, data: p.data, mediaType: p.mimeType })),
+      ],
+    };
+  }
+  return {
+    part: { type: "tool-result", toolCallId: message.toolCallId, toolName: message.toolName, output },
+    images: extraImages,
+  };
+}

@@ -1,0 +1,23 @@
+/**
+ * What a model call cost, from its usage and the model's list price.
+ * @module
+ */
+import type { ModelInfo, Usage } from "./types.ts";
+
+/** USD for one call, or undefined when the price is unknown. */
+export function callCost(info: ModelInfo, usage: Usage): number | undefined {
+  const price = info.price;
+  if (!price) return undefined;
+  const perToken = 1 / 1_000_000;
+  return (
+    usage.input * price.input * perToken +
+    usage.output * price.output * perToken +
+    usage.cacheRead * (price.cacheRead ?? price.input) * perToken +
+    usage.cacheWrite * (price.cacheWrite ?? price.input) * perToken
+  );
+}
+
+/** Tokens the conversation occupies after a call: everything sent plus what came back. */
+export function contextTokens(usage: Usage): number {
+  return usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
+}

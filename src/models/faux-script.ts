@@ -1,0 +1,59 @@
+/**
+ * Scripted turns for the offline `faux` provider. A script is a JSON array
+ * (from `ACP_EDGE_FAUX_SCRIPT=file.json`) or, inside the program, a list of
+ * turns or functions that build a turn from the conversation so far.
+ * @module
+ */
+import * as v from "valibot";
+import { readTextFile } from "../runtime/fs.ts";
+import type { ModelMessage } from "./types.ts";
+
+export const FauxTurnSchema = v.object({
+  thinking: v.optional(v.string()),
+  text: v.optional(v.string()),
+  toolCalls: v.optional(
+    v.array(v.object({ id: v.optional(v.string()), name: v.string(), input: v.record(v.string(), v.unknown()) })),
+  ),
+  stop: v.optional(v.picklist(["end", "max_tokens", "refusal"])),
+  usage: v.optional(v.object({ input: v.number(), output: v.number() })),
+  /** Milliseconds to wait before each streamed chunk (for cancellation tests). */
+  delayMs: v.optional(v.pipe(v.number(), v.minValue(0))),
+  /** Fail this call with a provider error carrying this message. */
+  error: v.optional(v.string()),
+});
+export type FauxTurn = v.InferOutput<typeof FauxTurnSchema>;
+
+/** A turn, or a function that writes one after looking at the conversation. */
+export type FauxStep = FauxTurn | ((messages: readonly ModelMessage[]) => FauxTurn);
+
+/** Loads and validates a script file. */
+export async function loadFauxScript(path: string): Promise<FauxTurn[]> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await readTextFile(path));
+  } catch (error) {
+    throw new Error(`ACP_EDGE_FAUX_SCRIPT ${path}: ${(error as Error).message}`);
+  }
+  const result = v.safeParse(v.array(FauxTurnSchema), data);
+  if (!result.success) {
+    const issue = result.issues[0];
+    throw new Error(`ACP_EDGE_FAUX_SCRIPT ${path}: ${v.getDotPath(issue) ?? ""} ${issue.message}`.trim());
+  }
+  return result.output;
+}
+
+/** Hands out the steps of a script one model call at a time. */
+export class FauxScript {
+  #steps: FauxStep[];
+  constructor(steps: FauxStep[]) {
+    this.#steps = [...steps];
+  }
+  get remaining(): number {
+    return this.#steps.length;
+  }
+  next(messages: readonly ModelMessage[]): FauxTurn | undefined {
+    const step = this.#steps.shift();
+    if (step === undefined) return undefined;
+    return typeof step === "function" ? step(messages) : step;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Which models exist, which of them have credentials, and how to build a
+ * client for one. Built from the providers in settings plus the catalog.
+ * @module
+ */
+import { resolveCredential, type Credential, type ProviderConfig } from "../config/providers.ts";
+import type { AuthFile, Settings } from "../config/settings-schema.ts";
+import { env } from "../runtime/process.ts";
+import { createAiSdkModel } from "./ai-sdk.ts";
+import { catalogInfo, catalogModelIds, PREFERRED_DEFAULTS } from "./catalog.ts";
+import { createFauxModel } from "./faux.ts";
+import { FauxScript, loadFauxScript, type FauxStep } from "./faux-script.ts";
+import type { ModelClient, ModelInfo } from "./types.ts";
+
+export interface ModelChoice {
+  /** `provider/id`. */
+  spec: string;
+  info: ModelInfo;
+  provider: ProviderConfig;
+  credential: Credential;
+}
+
+/** Why no model can be used; `auth` problems are fixed by configuring credentials. */
+export type ModelProblem = { kind: "auth" | "unknown"; message: string };
+
+export interface RegistryOptions {
+  providers: ProviderConfig[];
+  settings: Settings;
+  auth: AuthFile;
+  authPath: string;
+  /** Steps for faux models; defaults to `ACP_EDGE_FAUX_SCRIPT` when set. */
+  fauxSteps?: FauxStep[];
+}
+
+export class ModelRegistry {
+  readonly #options: RegistryOptions;
+  #fauxScript?: Promise<FauxScript | undefined>;
+
+  constructor(options: RegistryOptions) {
+    this.#options = options;
+  }
+
+  /** Every model a user can pick: catalog models of built-in providers, then those declared in settings. */
+  list(): ModelChoice[] {
+    const out: ModelChoice[] = [];
+    for (const provider of this.#options.providers) {
+      const ids = new Set([...catalogModelIds(provider.name), ...provider.models.map((m) => m.id)]);
+      for (const id of ids) out.push(this.#choice(provider, id));
+    }
+    return out;
+  }
+
+  /** Models with credentials. Faux models are offline test doubles and are listed only when asked for. */
+  authenticated(includeFaux = false): ModelChoice[] {
+    return this.list().filter((c) => c.credential.ok && (includeFaux || c.provider.api !== "faux"));
+  }
+
+  /** Looks up `provider/id`; ids unknown to the catalog are allowed for known providers. */
+  find(spec: string): ModelChoice | ModelProblem {
+    const slash = spec.indexOf("/");
+    if (slash <= 0 || slash === spec.length - 1) return { kind: "unknown", message: `model "${spec}" must be written provider/model` };
+    const providerName = spec.slice(0, slash);
+    const provider = this.#options.providers.find((p) => p.name === providerName);
+    if (!provider) {
+      const known = this.#options.providers.map((p) => p.name).join(", ");
+      return { kind: "unknown", message: `unknown provider "${providerName}" in model "${spec}" (known providers: ${known})` };
+    }
+    return this.#choice(provider, spec.slice(slash + 1));
+  }
+
+  /**
+   * The model a new session starts with: the preferred one (flag or
+   * settings) when usable, else the first authenticated model.
+   */
+  pickDefault(preferred?: string): ModelChoice | ModelProblem {
+    if (preferred) {
+      const found = this.find(preferred);
+      if ("kind" in found) return found;
+      if (!found.credential.ok) return { kind: "auth", message: `No credentials for ${found.spec}: ${found.credential.hint}.` };
+      return found;
+    }
+    const usable = this.authenticated();
+    const preferredOrder = usable.find((c) => PREFERRED_DEFAULTS[c.provider.name] === c.info.id);
+    const choice = preferredOrder ?? usable[0];
+    if (choice) return choice;
+    return {
+      kind: "auth",
+      message:
+        `No authenticated model. Set ANTHROPIC_API_KEY or OPENAI_API_KEY, store a key in ${this.#options.authPath}, ` +
+        `or configure a provider in settings.json; then restart the agent.`,
+    };
+  }
+
+  /** A ready client for a model with credentials. */
+  async createClient(choice: ModelChoice): Promise<ModelClient> {
+    if (!choice.credential.ok) throw new Error(`No credentials for ${choice.spec}: ${choice.credential.hint}`);
+    const { provider } = choice;
+    if (provider.api === "faux") return createFauxModel(choice.info, await this.#faux());
+    return createAiSdkModel(choice.info, {
+      provider: provider.name,
+      api: provider.api,
+      ...(provider.baseUrl ? { baseUrl: provider.baseUrl } : {}),
+      ...(choice.credential.apiKey ? { apiKey: choice.credential.apiKey } : {}),
+      ...(provider.headers ? { headers: provider.headers } : {}),
+      maxRetries: this.#options.settings.maxRetries ?? 2,
+    });
+  }
+
+  #choice(provider: ProviderConfig, id: string): ModelChoice {
+    const declared = provider.models.find((m) => m.id === id);
+    const override = this.#options.settings.models?.[`${provider.name}/${id}`];
+    const base = catalogInfo(provider.name, id);
+    const info: ModelInfo = { ...base, ...stripUndefined(declared ?? {}), ...stripUndefined(override ?? {}), provider: provider.name, id };
+    if (declared?.name === undefined && override?.name === undefined) info.name = base.name;
+    return {
+      spec: `${provider.name}/${id}`,
+      info,
+      provider,
+      credential: resolveCredential(provider, this.#options.auth, this.#options.authPath),
+    };
+  }
+
+  #faux(): Promise<FauxScript | undefined> {
+    this.#fauxScript ??= (async () => {
+      if (this.#options.fauxSteps) return new FauxScript(this.#options.fauxSteps);
+      const path = env("ACP_EDGE_FAUX_SCRIPT");
+      return path ? new FauxScript(await loadFauxScript(path)) : undefined;
+    })();
+    return this.#fauxScript;
+  }
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

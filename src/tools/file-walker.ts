@@ -1,0 +1,218 @@
+/**
+ * Recursive, gitignore-aware directory traversal for find and grep, plus the
+ * glob matcher they share. Behaves like `rg --hidden` / `fd --hidden`:
+ * dotfiles are included, `.git/` never is, `.gitignore` files at every level
+ * and `.git/info/exclude` are honoured, symlinks are followed only while they
+ * stay inside the session's roots.
+ * @module
+ */
+import ignore from "ignore";
+import picomatch from "picomatch";
+import { errorCode, isNotFound, readDir, readTextFile, realPath, stat, statOrUndefined } from "../runtime/fs.ts";
+import { dirname, join, relative } from "../runtime/path.ts";
+import { platform } from "../runtime/process.ts";
+import { containingRoot, isWithin, toPosix } from "./paths.ts";
+
+// git's core.ignorecase defaults to true where the file system folds case.
+const CASE_INSENSITIVE_FS = platform() === "darwin" || platform() === "win32";
+
+/** One file or directory found below the walk's start. */
+export interface WalkEntry {
+  /** Absolute path (under the start path as given, symlinks not resolved). */
+  path: string;
+  /** POSIX path relative to the start, without a trailing slash. */
+  relativePath: string;
+  name: string;
+  isDirectory: boolean;
+  isSymbolicLink: boolean;
+}
+
+export interface WalkOptions {
+  /** Symlink targets must stay inside these (absolute, symlink-free). */
+  roots: readonly string[];
+  signal?: AbortSignal;
+}
+
+/** Rules from one ignore file, and how to express a walk-relative path relative to its directory. */
+interface IgnoreLevel {
+  rules: ignore.Ignore;
+  toLevel(relativePath: string): string;
+}
+
+interface PendingDir {
+  path: string;
+  relativePath: string;
+  realPath: string;
+  levels: IgnoreLevel[];
+}
+
+/** Throws the signal's reason when it has fired. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason ?? new Error("Aborted");
+}
+
+/**
+ * Yields every file and directory below `start` (depth first, names sorted
+ * within a directory) that is not git-ignored. Directories that are ignored
+ * are not entered. Stops with the abort reason when `signal` fires.
+ */
+export async function* walkFiles(start: string, options: WalkOptions): AsyncGenerator<WalkEntry> {
+  const { roots, signal } = options;
+  throwIfAborted(signal);
+  const realStart = await realPath(start);
+  const visitedLinks = new Set<string>();
+  const stack: PendingDir[] = [
+    { path: start, relativePath: "", realPath: realStart, levels: await ancestorLevels(realStart, roots) },
+  ];
+
+  while (stack.length > 0) {
+    throwIfAborted(signal);
+    const dir = stack.pop() as PendingDir;
+    let entries;
+    try {
+      entries = await readDir(dir.path);
+    } catch (error) {
+      if (isNotFound(error) || isPermissionError(error)) continue;
+      throw error;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
+    let levels = dir.levels;
+    if (entries.some((e) => e.name === ".gitignore" && !e.isDirectory)) {
+      const text = await readOptional(join(dir.path, ".gitignore"));
+      if (text !== undefined && text.trim() !== "") levels = [...levels, makeLevel(text, dir.relativePath)];
+    }
+
+    const subdirs: PendingDir[] = [];
+    for (const entry of entries) {
+      throwIfAborted(signal);
+      if (entry.name === ".git") continue;
+      const path = join(dir.path, entry.name);
+      const relativePath = dir.relativePath === "" ? entry.name : `${dir.relativePath}/${entry.name}`;
+      let isDirectory = entry.isDirectory;
+      let entryReal = join(dir.realPath, entry.name);
+
+      if (entry.isSymbolicLink) {
+        const target = await followLink(path, roots);
+        if (target === undefined) continue;
+        isDirectory = target.isDirectory;
+        entryReal = target.realPath;
+        // A link into the walk (or to a directory holding it) would list things twice or loop.
+        if (isDirectory && (isWithin(entryReal, realStart) || isWithin(realStart, entryReal) || visitedLinks.has(entryReal))) {
+          continue;
+        }
+      } else if (!isDirectory && !entry.isFile) {
+        continue; // sockets, FIFOs, devices: nothing to find or grep
+      }
+
+      if (isIgnored(levels, relativePath, isDirectory)) continue;
+      if (isDirectory && entry.isSymbolicLink) visitedLinks.add(entryReal);
+      yield { path, relativePath, name: entry.name, isDirectory, isSymbolicLink: entry.isSymbolicLink };
+      if (isDirectory) subdirs.push({ path, relativePath, realPath: entryReal, levels });
+    }
+    // Pushed in reverse so that the stack pops them in name order.
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as PendingDir);
+  }
+}
+
+async function followLink(
+  path: string,
+  roots: readonly string[],
+): Promise<{ realPath: string; isDirectory: boolean } | undefined> {
+  try {
+    const target = await realPath(path);
+    if (containingRoot(target, roots) === undefined) return undefined;
+    const info = await stat(target);
+    if (!info.isDirectory && !info.isFile) return undefined;
+    return { realPath: target, isDirectory: info.isDirectory };
+  } catch {
+    return undefined; // broken link or a loop
+  }
+}
+
+function isPermissionError(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === "EACCES" || code === "EPERM";
+}
+
+/** Deepest rule file wins, as in git: the first level (from the bottom) with an opinion decides. */
+function isIgnored(levels: IgnoreLevel[], relativePath: string, isDirectory: boolean): boolean {
+  for (let i = levels.length - 1; i >= 0; i--) {
+    const level = levels[i] as IgnoreLevel;
+    const candidate = level.toLevel(relativePath) + (isDirectory ? "/" : "");
+    const result = level.rules.test(candidate);
+    if (result.ignored) return true;
+    if (result.unignored) return false;
+  }
+  return false;
+}
+
+/** Rules from `text`, for a rules file in the walk-relative directory `dirRelative`. */
+function makeLevel(text: string, dirRelative: string): IgnoreLevel {
+  const rules = ignore({ ignorecase: CASE_INSENSITIVE_FS, allowRelativePaths: true }).add(text);
+  const prefix = dirRelative === "" ? "" : `${dirRelative}/`;
+  return { rules, toLevel: (rel) => (prefix !== "" && rel.startsWith(prefix) ? rel.slice(prefix.length) : rel) };
+}
+
+/**
+ * Ignore rules that apply to `realStart` from above it: every `.gitignore`
+ * from the repository root (the nearest ancestor with `.git`, or else the
+ * session root holding the start) down to the start's parent, plus the
+ * repository's `.git/info/exclude`.
+ */
+async function ancestorLevels(realStart: string, roots: readonly string[]): Promise<IgnoreLevel[]> {
+  let base: string | undefined;
+  let isRepository = false;
+  for (let dir = realStart; ; dir = dirname(dir)) {
+    if ((await statOrUndefined(join(dir, ".git"))) !== undefined) {
+      base = dir;
+      isRepository = true;
+      break;
+    }
+    if (dirname(dir) === dir) break;
+  }
+  base ??= containingRoot(realStart, roots) ?? realStart;
+
+  const chain: string[] = [];
+  for (let dir = realStart; ; dir = dirname(dir)) {
+    chain.unshift(dir);
+    if (dir === base || dirname(dir) === dir) break;
+  }
+
+  const levels: IgnoreLevel[] = [];
+  for (const dir of chain) {
+    let text = "";
+    // Lower precedence than any .gitignore, so it goes first (later rules win).
+    if (dir === base && isRepository) text += (await readOptional(join(dir, ".git", "info", "exclude"))) ?? "";
+    // The start directory's own .gitignore is read by the walk itself.
+    if (dir !== realStart) text += `\n${(await readOptional(join(dir, ".gitignore"))) ?? ""}`;
+    if (text.trim() === "") continue;
+    const offset = toPosix(relative(dir, realStart));
+    const prefix = offset === "" ? "" : `${offset}/`;
+    const { rules } = makeLevel(text, "");
+    levels.push({ rules, toLevel: (rel) => prefix + rel });
+  }
+  return levels;
+}
+
+async function readOptional(file: string): Promise<string | undefined> {
+  try {
+    return await readTextFile(file);
+  } catch {
+    return undefined; // missing, unreadable or not a file: no rules
+  }
+}
+
+/**
+ * A predicate for a glob as fd and rg read it: a pattern without `/` matches
+ * the base name at any depth, one with `/` matches the whole relative path.
+ * Dotfiles match like any other name.
+ */
+export function compileGlob(pattern: string): (relativePath: string) => boolean {
+  let glob = pattern.trim();
+  while (glob.startsWith("./")) glob = glob.slice(2);
+  if (glob.endsWith("/") && glob.length > 1) glob = glob.slice(0, -1);
+  const matchBase = !glob.includes("/");
+  const isMatch = picomatch(glob, { dot: true });
+  return (relativePath) => isMatch(matchBase ? (relativePath.split("/").pop() ?? relativePath) : relativePath);
+}

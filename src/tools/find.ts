@@ -1,0 +1,83 @@
+/**
+ * The `find` tool: files and directories whose names (or relative paths)
+ * match a glob, like `fd --glob --hidden`, honouring .gitignore.
+ * @module
+ */
+import * as v from "valibot";
+import { statOrUndefined } from "../runtime/fs.ts";
+import { compileGlob, throwIfAborted, walkFiles } from "./file-walker.ts";
+import { directoryLabel } from "./ls.ts";
+import { displayPath, resolveInRoots, toAbsolute } from "./paths.ts";
+import { DEFAULT_MAX_BYTES, formatSize, truncateHeadWithNotice } from "./truncate.ts";
+import { ToolError, type ToolDefinition } from "./types.ts";
+
+const DEFAULT_LIMIT = 1000;
+
+export const FindInput = v.object({
+  pattern: v.pipe(
+    v.string(),
+    v.description("Glob pattern to match files, e.g. '*.ts', '**/*.json', or 'src/**/*.spec.ts'"),
+  ),
+  path: v.optional(v.pipe(v.string(), v.description("Directory to search in (default: current directory)"))),
+  limit: v.optional(v.pipe(v.number(), v.description(`Maximum number of results (default: ${DEFAULT_LIMIT})`))),
+});
+
+export const findTool: ToolDefinition<typeof FindInput> = {
+  name: "find",
+  description:
+    `Search for files by glob pattern. Returns matching file paths relative to the search directory. ` +
+    `A pattern without '/' matches file names at any depth. Respects .gitignore. ` +
+    `Output is truncated to ${DEFAULT_LIMIT} results or ${DEFAULT_MAX_BYTES / 1024}KB (whichever is hit first).`,
+  promptSnippet: "Find files by glob pattern (respects .gitignore)",
+  schema: FindInput,
+  kind: "search",
+
+  describe(input, workspace) {
+    const absolute = toAbsolute(input.path ?? ".", workspace.cwd);
+    const where = input.path !== undefined ? ` in ${directoryLabel(absolute, workspace.cwd)}` : "";
+    return { title: `Find ${input.pattern}${where}`, locations: [{ path: absolute }] };
+  },
+
+  async execute(input, { workspace, signal }) {
+    throwIfAborted(signal);
+    const limit = Math.max(1, Math.floor(input.limit ?? DEFAULT_LIMIT));
+    const absolute = await resolveInRoots(input.path ?? ".", workspace, "searched");
+    const shown = displayPath(absolute, workspace.cwd);
+    const info = await statOrUndefined(absolute);
+    if (!info) throw new ToolError(`Path not found: ${shown}`);
+    if (!info.isDirectory) throw new ToolError(`Not a directory: ${shown}`);
+
+    const matches = compileGlob(input.pattern);
+    const found: string[] = [];
+    for await (const entry of walkFiles(absolute, { roots: workspace.roots, signal })) {
+      if (!matches(entry.relativePath)) continue;
+      found.push(entry.isDirectory ? `${entry.relativePath}/` : entry.relativePath);
+      if (found.length >= limit) break;
+    }
+    throwIfAborted(signal);
+
+    if (found.length === 0) {
+      return { content: [{ type: "text", text: "No files found matching pattern" }], details: { path: absolute, results: 0 } };
+    }
+    const limitReached = found.length >= limit;
+    const { text, result } = truncateHeadWithNotice(
+      found.join("\n"),
+      (r) => {
+        const notices: string[] = [];
+        if (limitReached) notices.push(`${limit} results limit reached. Use limit=${limit * 2} for more, or refine pattern`);
+        if (r.truncated) notices.push(`${formatSize(DEFAULT_MAX_BYTES)} limit reached`);
+        return notices.length > 0 ? `\n\n[${notices.join(". ")}]` : "";
+      },
+      { maxLines: Number.MAX_SAFE_INTEGER },
+    );
+    return {
+      content: [{ type: "text", text }],
+      details: {
+        path: absolute,
+        results: found.length,
+        ...(limitReached ? { resultLimitReached: limit } : {}),
+        ...(result.truncated ? { truncated: true } : {}),
+      },
+    };
+  },
+};

@@ -1,0 +1,33 @@
+/**
+ * The `Workspace` for a session whose files are on this machine's disk.
+ * @module
+ */
+import { readFileBytes, readFileHead, readTextFile, realPath, stat } from "../runtime/fs.ts";
+import { resolve } from "../runtime/path.ts";
+import type { Workspace } from "./types.ts";
+
+/**
+ * A workspace over the local disk. `cwd` is kept as given (made absolute) so
+ * that paths shown to people look like theirs; roots are realpath'd so that
+ * confinement checks compare symlink-free paths.
+ */
+export async function createLocalWorkspace(cwd: string, additionalDirectories: string[]): Promise<Workspace> {
+  const absoluteCwd = resolve(cwd);
+  const roots: string[] = [];
+  for (const dir of [absoluteCwd, ...additionalDirectories.map((d) => resolve(absoluteCwd, d))]) {
+    const real = await realPath(dir);
+    if (!(await stat(real)).isDirectory) throw new Error(`Not a directory: ${dir}`);
+    if (!roots.includes(real)) roots.push(real);
+  }
+  return {
+    cwd: absoluteCwd,
+    roots,
+    async readTextFile(path, signal) {
+      signal?.throwIfAborted();
+      return await readTextFile(path);
+    },
+    async readFileBytes(path, maxBytes) {
+      return maxBytes === undefined ? await readFileBytes(path) : await readFileHead(path, maxBytes);
+    },
+  };
+}

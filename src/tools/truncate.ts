@@ -1,0 +1,195 @@
+/**
+ * Keeping tool output inside the model's budget: 2000 lines or 50 KiB,
+ * whichever comes first. Head truncation (read, listings) keeps whole lines
+ * from the start; tail truncation (command output) keeps the end.
+ * @module
+ */
+
+export const DEFAULT_MAX_LINES = 2000;
+export const DEFAULT_MAX_BYTES = 50 * 1024;
+/** grep cuts each printed line to this many characters. */
+export const GREP_MAX_LINE_LENGTH = 500;
+
+export interface TruncationOptions {
+  maxLines?: number;
+  maxBytes?: number;
+}
+
+export interface TruncationResult {
+  content: string;
+  truncated: boolean;
+  /** Which limit stopped the output, when it was cut. */
+  truncatedBy: "lines" | "bytes" | null;
+  totalLines: number;
+  totalBytes: number;
+  outputLines: number;
+  outputBytes: number;
+  /** Head: the first line alone is over `maxBytes`, so nothing was kept. */
+  firstLineExceedsLimit: boolean;
+  /** Tail: the only kept line is the end of a longer one. */
+  lastLinePartial: boolean;
+}
+
+/** UTF-8 length of a string without allocating an encoded copy. */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** `512B`, `50.0KB`, `1.5MB` — the format pi's notices use. */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes}B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)}KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)}MB`;
+}
+
+function untruncated(content: string, lines: number, bytes: number): TruncationResult {
+  return {
+    content,
+    truncated: false,
+    truncatedBy: null,
+    totalLines: lines,
+    totalBytes: bytes,
+    outputLines: lines,
+    outputBytes: bytes,
+    firstLineExceedsLimit: false,
+    lastLinePartial: false,
+  };
+}
+
+/** Keeps whole lines from the start; never emits a partial line. */
+export function truncateHead(content: string, options: TruncationOptions = {}): TruncationResult {
+  const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const totalBytes = utf8Length(content);
+  const lines = content.split("\n");
+  if (lines.length <= maxLines && totalBytes <= maxBytes) return untruncated(content, lines.length, totalBytes);
+
+  const kept: string[] = [];
+  let bytes = 0;
+  let truncatedBy: "lines" | "bytes" = "lines";
+  for (let i = 0; i < lines.length && i < maxLines; i++) {
+    const lineBytes = utf8Length(lines[i] ?? "") + (i > 0 ? 1 : 0);
+    if (bytes + lineBytes > maxBytes) {
+      truncatedBy = "bytes";
+      break;
+    }
+    kept.push(lines[i] ?? "");
+    bytes += lineBytes;
+  }
+  return {
+    content: kept.join("\n"),
+    truncated: true,
+    truncatedBy,
+    totalLines: lines.length,
+    totalBytes,
+    outputLines: kept.length,
+    outputBytes: bytes,
+    firstLineExceedsLimit: kept.length === 0,
+    lastLinePartial: false,
+  };
+}
+
+/** Keeps whole lines from the end; when the last line alone is too long, keeps its end. */
+export function truncateTail(content: string, options: TruncationOptions = {}): TruncationResult {
+  const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const totalBytes = utf8Length(content);
+  const lines = content.split("\n");
+  if (lines.length <= maxLines && totalBytes <= maxBytes) return untruncated(content, lines.length, totalBytes);
+
+  const kept: string[] = [];
+  let bytes = 0;
+  let truncatedBy: "lines" | "bytes" = "lines";
+  let lastLinePartial = false;
+  for (let i = lines.length - 1; i >= 0 && kept.length < maxLines; i--) {
+    const line = lines[i] ?? "";
+    const lineBytes = utf8Length(line) + (kept.length > 0 ? 1 : 0);
+    if (bytes + lineBytes > maxBytes) {
+      truncatedBy = "bytes";
+      if (kept.length === 0) {
+        const end = tailWithinBytes(line, maxBytes);
+        kept.push(end);
+        bytes = utf8Length(end);
+        lastLinePartial = true;
+      }
+      break;
+    }
+    kept.push(line);
+    bytes += lineBytes;
+  }
+  kept.reverse();
+  return {
+    content: kept.join("\n"),
+    truncated: true,
+    truncatedBy,
+    totalLines: lines.length,
+    totalBytes,
+    outputLines: kept.length,
+    outputBytes: bytes,
+    firstLineExceedsLimit: false,
+    lastLinePartial,
+  };
+}
+
+/** The longest suffix of `line` whose UTF-8 form fits in `maxBytes`, never splitting a surrogate pair. */
+function tailWithinBytes(line: string, maxBytes: number): string {
+  let bytes = 0;
+  let start = line.length;
+  while (start > 0) {
+    let from = start - 1;
+    const code = line.charCodeAt(from);
+    if (code >= 0xdc00 && code <= 0xdfff && from > 0) {
+      const high = line.charCodeAt(from - 1);
+      if (high >= 0xd800 && high <= 0xdbff) from--;
+    }
+    const size = utf8Length(line.slice(from, start));
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    start = from;
+  }
+  return line.slice(start);
+}
+
+/** Cuts one line to `maxChars`, marking the cut (grep output). */
+export function truncateLine(line: string, maxChars = GREP_MAX_LINE_LENGTH): { text: string; wasTruncated: boolean } {
+  if (line.length <= maxChars) return { text: line, wasTruncated: false };
+  return { text: `${line.slice(0, maxChars)}... [truncated]`, wasTruncated: true };
+}
+
+/**
+ * Head-truncates `content` and appends the notice `makeNotice` builds for the
+ * result, shrinking the kept part if needed so that content plus notice still
+ * fit in `maxBytes` (tool output must never exceed the budget).
+ */
+export function truncateHeadWithNotice(
+  content: string,
+  makeNotice: (result: TruncationResult) => string,
+  options: TruncationOptions = {},
+): { text: string; result: TruncationResult } {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  let result = truncateHead(content, options);
+  let notice = makeNotice(result);
+  let text = result.content + notice;
+  let budget = maxBytes;
+  // Each pass shrinks the content budget by the overshoot; notices only get shorter as numbers shrink.
+  while (utf8Length(text) > maxBytes && budget > 0) {
+    budget -= utf8Length(text) - maxBytes + 16;
+    result = truncateHead(content, { ...options, maxBytes: Math.max(0, budget) });
+    notice = makeNotice(result);
+    text = result.content + notice;
+  }
+  return { text, result };
+}

@@ -1,0 +1,124 @@
+/**
+ * Spawning the acp-edge CLI under each runtime, the way an editor does:
+ * node runs the built `dist/cli.js`, bun and deno run `mod.ts` from source.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Readable, Writable } from "node:stream";
+
+export type RuntimeName = "node" | "bun" | "deno";
+
+export const ROOT = resolve(import.meta.dir, "../..");
+const BIN = join(ROOT, "node_modules", ".bin");
+
+/** Runtimes the e2e suites run on; `ACP_EDGE_TEST_RUNTIMES=node,bun` narrows it. */
+export const RUNTIMES: RuntimeName[] = (process.env.ACP_EDGE_TEST_RUNTIMES?.split(",") as RuntimeName[] | undefined) ?? [
+  "node",
+  "bun",
+  "deno",
+];
+
+export function agentCommand(runtime: RuntimeName, args: string[]): { command: string; args: string[] } {
+  switch (runtime) {
+    case "node":
+      return { command: process.execPath.endsWith("node") ? process.execPath : "node", args: [join(ROOT, "dist", "cli.js"), ...args] };
+    case "bun":
+      return { command: join(BIN, "bun"), args: [join(ROOT, "mod.ts"), ...args] };
+    case "deno":
+      return { command: join(BIN, "deno"), args: ["run", "-A", "--quiet", join(ROOT, "mod.ts"), ...args] };
+  }
+}
+
+export interface AgentProcess {
+  child: ChildProcess;
+  stdin: WritableStream<Uint8Array>;
+  stdout: ReadableStream<Uint8Array>;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Environment for a child: no real credentials from the developer's shell leak in. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined) continue;
+    if (/^(ANTHROPIC|OPENAI|ACP_EDGE)_/.test(key)) continue;
+    env[key] = value;
+  }
+  env.NO_COLOR = "1";
+  for (const [key, value] of Object.entries(extra)) if (value !== undefined) env[key] = value;
+  return env;
+}
+
+export function spawnAgent(
+  runtime: RuntimeName,
+  args: string[],
+  options: { env?: Record<string, string | undefined>; cwd?: string } = {},
+): AgentProcess {
+  const { command, args: fullArgs } = agentCommand(runtime, args);
+  const child = spawn(command, fullArgs, { cwd: options.cwd ?? ROOT, env: cleanEnv(options.env), stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8");
+  child.stderr!.on("data", (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolvePromise) => {
+    child.on("exit", (code, signal) => resolvePromise({ code, signal }));
+  });
+  return {
+    child,
+    stdin: Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
+    stdout: Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>,
+    stderr: () => stderr,
+    exited,
+  };
+}
+
+/** Runs the CLI to completion and collects its output. */
+export async function runAgentCommand(
+  runtime: RuntimeName,
+  args: string[],
+  options: { env?: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { command, args: fullArgs } = agentCommand(runtime, args);
+  const child = spawn(command, fullArgs, { cwd: options.cwd ?? ROOT, env: cleanEnv(options.env), stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+  child.stderr!.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+  child.stdin!.end(options.input ?? "");
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 30_000);
+  const code = await new Promise<number | null>((r) => child.on("close", (c) => r(c)));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+/** A temporary directory tree: `home` for ACP_EDGE_HOME and `project` as a session cwd. */
+export interface Sandbox {
+  root: string;
+  home: string;
+  project: string;
+  write(relative: string, content: string | Uint8Array): string;
+  cleanup(): void;
+}
+
+export function makeSandbox(): Sandbox {
+  const root = mkdtempSync(join(tmpdir(), "acp-edge-test-"));
+  const home = join(root, "home");
+  const project = join(root, "project");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(project, { recursive: true });
+  return {
+    root,
+    home,
+    project,
+    write(relative, content) {
+      const path = join(root, relative);
+      mkdirSync(join(path, ".."), { recursive: true });
+      writeFileSync(path, content);
+      return path;
+    },
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+}

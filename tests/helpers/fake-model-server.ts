@@ -1,0 +1,366 @@
+/**
+ * A scripted model provider on 127.0.0.1 for tests. It speaks Anthropic
+ * Messages, OpenAI chat completions and OpenAI Responses over SSE; each
+ * request pops the next scripted turn. Only `node:*` modules, so Bun, Node
+ * and Deno can all import it.
+ *
+ * Run it by hand: `bun tests/helpers/fake-model-server.ts turns.json` prints
+ * the URL and serves the turns from the file until killed.
+ * @module
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+
+/** One scripted model reply. */
+export interface ScriptedTurn {
+  /** Streamed before the text. */
+  thinking?: string;
+  text?: string;
+  toolCalls?: Array<{ id?: string; name: string; input: unknown }>;
+  usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+  /** Default: "tool_use"/"tool_calls" when there are tool calls, else "end". */
+  stop?: "end" | "max_tokens" | "refusal";
+  /** Characters per text/thinking/argument delta (default 5). */
+  chunkSize?: number;
+  /** Delay before each SSE chunk (default 0). */
+  chunkDelayMs?: number;
+  /** Answer with this HTTP status and the provider's error JSON instead of a stream. */
+  error?: { status: number; message: string };
+}
+
+/** A request as the server received it. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  /** Lower-cased names. */
+  headers: Record<string, string>;
+  /** Parsed JSON, or the raw text when it was not JSON. */
+  body: any;
+}
+
+/** A running fake server. */
+export interface FakeModelServer {
+  /** `http://127.0.0.1:PORT`, without `/v1`. */
+  url: string;
+  requests: RecordedRequest[];
+  /** Streams the client closed before the server finished them. */
+  abortedStreams: number;
+  push(...turns: ScriptedTurn[]): void;
+  close(): Promise<void>;
+}
+
+type Api = "anthropic" | "chat" | "responses";
+/** One SSE frame: an optional `event:` name and a JSON (or literal) payload. */
+type Frame = { event?: string; data: unknown };
+
+const ROUTES: Record<string, Api> = {
+  "/v1/messages": "anthropic",
+  "/v1/chat/completions": "chat",
+  "/v1/responses": "responses",
+};
+const NO_TURN = "fake model server: no scripted turn left";
+
+/** Starts a server on 127.0.0.1 with an ephemeral port. */
+export async function startFakeModelServer(turns: ScriptedTurn[] = []): Promise<FakeModelServer> {
+  const queue = [...turns];
+  const sockets = new Set<Socket>();
+  let ids = 0;
+  const state: FakeModelServer = {
+    url: "",
+    requests: [],
+    abortedStreams: 0,
+    push: (...more) => void queue.push(...more),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+
+  const server = createServer(async (req, res) => {
+    const raw = await readBody(req);
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    state.requests.push({ method: req.method ?? "", path, headers: lowerHeaders(req), body: parseJson(raw) });
+    const api = req.method === "POST" ? ROUTES[path] : undefined;
+    if (!api) return sendJson(res, 404, { error: { message: `fake model server: no route for ${req.method} ${path}` } });
+    const turn = queue.shift();
+    if (!turn) return sendJson(res, 500, errorBody(api, 500, NO_TURN));
+    if (turn.error) return sendJson(res, turn.error.status, errorBody(api, turn.error.status, turn.error.message));
+    const model = String(parseJson(raw)?.model ?? "fake-model");
+    const frames =
+      api === "anthropic" ? anthropicFrames(turn, model, ++ids) : api === "chat" ? chatFrames(turn, model, ++ids) : responsesFrames(turn, model, ++ids);
+    if (!(await streamFrames(res, frames, turn.chunkDelayMs ?? 0))) state.abortedStreams++;
+  });
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (!address || typeof address === "string") throw new Error("fake model server: no TCP address");
+  state.url = `http://127.0.0.1:${address.port}`;
+  return state;
+}
+
+// ---------- wire formats ----------
+
+function chunks(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+function anthropicFrames(turn: ScriptedTurn, model: string, n: number): Frame[] {
+  const size = turn.chunkSize ?? 5;
+  const usage = turn.usage ?? { input: 10, output: 5 };
+  const frames: Frame[] = [];
+  const ev = (type: string, body: Record<string, unknown> = {}) => frames.push({ event: type, data: { type, ...body } });
+  ev("message_start", {
+    message: {
+      id: `msg_fake_${n}`, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null,
+      usage: {
+        input_tokens: usage.input, output_tokens: 1,
+        cache_read_input_tokens: usage.cacheRead ?? 0, cache_creation_input_tokens: usage.cacheWrite ?? 0,
+      },
+    },
+  });
+  let index = 0;
+  const block = (start: Record<string, unknown>, deltas: Array<Record<string, unknown>>) => {
+    ev("content_block_start", { index, content_block: start });
+    for (const delta of deltas) ev("content_block_delta", { index, delta });
+    ev("content_block_stop", { index });
+    index++;
+  };
+  if (turn.thinking !== undefined) {
+    block({ type: "thinking", thinking: "", signature: "" }, [
+      ...chunks(turn.thinking, size).map((thinking) => ({ type: "thinking_delta", thinking })),
+      { type: "signature_delta", signature: `fake-signature-${n}` },
+    ]);
+  }
+  if (turn.text !== undefined) {
+    block({ type: "text", text: "" }, chunks(turn.text, size).map((text) => ({ type: "text_delta", text })));
+  }
+  for (const [i, call] of (turn.toolCalls ?? []).entries()) {
+    block(
+      { type: "tool_use", id: call.id ?? `toolu_fake_${n}_${i}`, name: call.name, input: {} },
+      chunks(JSON.stringify(call.input ?? {}), size).map((partial_json) => ({ type: "input_json_delta", partial_json })),
+    );
+  }
+  const stop = turn.stop === "max_tokens" ? "max_tokens" : turn.stop === "refusal" ? "refusal" : turn.toolCalls?.length ? "tool_use" : "end_turn";
+  ev("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output } });
+  ev("message_stop");
+  return frames;
+}
+
+function chatFrames(turn: ScriptedTurn, model: string, n: number): Frame[] {
+  const size = turn.chunkSize ?? 5;
+  const usage = turn.usage ?? { input: 10, output: 5 };
+  const base = { id: `chatcmpl-fake-${n}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model };
+  const frames: Frame[] = [];
+  const delta = (d: Record<string, unknown>, finish: string | null = null) =>
+    frames.push({ data: { ...base, choices: [{ index: 0, delta: d, finish_reason: finish }] } });
+  delta({ role: "assistant", content: "" });
+  for (const piece of chunks(turn.thinking ?? "", size)) delta({ reasoning_content: piece });
+  for (const piece of chunks(turn.text ?? "", size)) delta({ content: piece });
+  for (const [i, call] of (turn.toolCalls ?? []).entries()) {
+    const id = call.id ?? `call_fake_${n}_${i}`;
+    delta({ tool_calls: [{ index: i, id, type: "function", function: { name: call.name, arguments: "" } }] });
+    for (const piece of chunks(JSON.stringify(call.input ?? {}), size)) {
+      delta({ tool_calls: [{ index: i, function: { arguments: piece } }] });
+    }
+  }
+  const finish = turn.stop === "max_tokens" ? "length" : turn.stop === "refusal" ? "content_filter" : turn.toolCalls?.length ? "tool_calls" : "stop";
+  delta({}, finish);
+  const cacheRead = usage.cacheRead ?? 0;
+  frames.push({
+    data: {
+      ...base, choices: [],
+      usage: {
+        prompt_tokens: usage.input + cacheRead, completion_tokens: usage.output, total_tokens: usage.input + cacheRead + usage.output,
+        prompt_tokens_details: { cached_tokens: cacheRead },
+      },
+    },
+  });
+  frames.push({ data: "[DONE]" });
+  return frames;
+}
+
+function responsesFrames(turn: ScriptedTurn, model: string, n: number): Frame[] {
+  const size = turn.chunkSize ?? 5;
+  const usage = turn.usage ?? { input: 10, output: 5 };
+  const responseId = `resp_fake_${n}`;
+  const createdAt = Math.floor(Date.now() / 1000);
+  const frames: Frame[] = [];
+  let seq = 0;
+  const ev = (type: string, body: Record<string, unknown>) => frames.push({ event: type, data: { type, sequence_number: seq++, ...body } });
+  const output: unknown[] = [];
+  const shell = { id: responseId, object: "response", created_at: createdAt, model };
+  ev("response.created", { response: { ...shell, status: "in_progress", output: [], usage: null } });
+  ev("response.in_progress", { response: { ...shell, status: "in_progress", output: [], usage: null } });
+
+  if (turn.thinking !== undefined) {
+    const id = `rs_fake_${n}`;
+    const output_index = output.length;
+    ev("response.output_item.added", { output_index, item: { id, type: "reasoning", summary: [] } });
+    ev("response.reasoning_summary_part.added", { item_id: id, output_index, summary_index: 0, part: { type: "summary_text", text: "" } });
+    for (const piece of chunks(turn.thinking, size)) {
+      ev("response.reasoning_summary_text.delta", { item_id: id, output_index, summary_index: 0, delta: piece });
+    }
+    ev("response.reasoning_summary_text.done", { item_id: id, output_index, summary_index: 0, text: turn.thinking });
+    const part = { type: "summary_text", text: turn.thinking };
+    ev("response.reasoning_summary_part.done", { item_id: id, output_index, summary_index: 0, part });
+    const item = { id, type: "reasoning", summary: [part], encrypted_content: `fake-encrypted-${n}` };
+    ev("response.output_item.done", { output_index, item });
+    output.push(item);
+  }
+  if (turn.text !== undefined) {
+    const id = `msg_fake_${n}`;
+    const output_index = output.length;
+    const refusal = turn.stop === "refusal";
+    const empty = refusal ? { type: "refusal", refusal: "" } : { type: "output_text", text: "", annotations: [] };
+    ev("response.output_item.added", { output_index, item: { id, type: "message", status: "in_progress", role: "assistant", content: [] } });
+    ev("response.content_part.added", { item_id: id, output_index, content_index: 0, part: empty });
+    for (const piece of chunks(turn.text, size)) {
+      if (refusal) ev("response.refusal.delta", { item_id: id, output_index, content_index: 0, delta: piece });
+      else ev("response.output_text.delta", { item_id: id, output_index, content_index: 0, delta: piece, logprobs: [] });
+    }
+    const full = refusal ? { type: "refusal", refusal: turn.text } : { type: "output_text", text: turn.text, annotations: [] };
+    if (refusal) ev("response.refusal.done", { item_id: id, output_index, content_index: 0, refusal: turn.text });
+    else ev("response.output_text.done", { item_id: id, output_index, content_index: 0, text: turn.text, logprobs: [] });
+    ev("response.content_part.done", { item_id: id, output_index, content_index: 0, part: full });
+    const item = { id, type: "message", status: "completed", role: "assistant", content: [full] };
+    ev("response.output_item.done", { output_index, item });
+    output.push(item);
+  }
+  for (const [i, call] of (turn.toolCalls ?? []).entries()) {
+    const id = `fc_fake_${n}_${i}`;
+    const callId = call.id ?? `call_fake_${n}_${i}`;
+    const output_index = output.length;
+    const args = JSON.stringify(call.input ?? {});
+    const item = { id, type: "function_call", call_id: callId, name: call.name, arguments: "" };
+    ev("response.output_item.added", { output_index, item: { ...item, status: "in_progress" } });
+    for (const piece of chunks(args, size)) {
+      ev("response.function_call_arguments.delta", { item_id: id, output_index, delta: piece });
+    }
+    ev("response.function_call_arguments.done", { item_id: id, output_index, arguments: args });
+    const done = { ...item, arguments: args, status: "completed" };
+    ev("response.output_item.done", { output_index, item: done });
+    output.push(done);
+  }
+  const cacheRead = usage.cacheRead ?? 0;
+  const cacheWrite = usage.cacheWrite ?? 0;
+  const incomplete = turn.stop === "max_tokens";
+  ev(incomplete ? "response.incomplete" : "response.completed", {
+    response: {
+      ...shell,
+      status: incomplete ? "incomplete" : "completed",
+      incomplete_details: incomplete ? { reason: "max_output_tokens" } : null,
+      output,
+      usage: {
+        input_tokens: usage.input + cacheRead + cacheWrite,
+        input_tokens_details: { cached_tokens: cacheRead, ...(usage.cacheWrite !== undefined ? { cache_write_tokens: cacheWrite } : {}) },
+        output_tokens: usage.output,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: usage.input + cacheRead + cacheWrite + usage.output,
+      },
+    },
+  });
+  return frames;
+}
+
+function errorBody(api: Api, status: number, message: string): unknown {
+  if (api === "anthropic") {
+    const type =
+      { 400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error", 429: "rate_limit_error", 529: "overloaded_error" }[
+        status
+      ] ?? "api_error";
+    return { type: "error", error: { type, message } };
+  }
+  const type = status === 429 ? "rate_limit_exceeded" : status >= 500 ? "server_error" : "invalid_request_error";
+  const code = status === 401 ? "invalid_api_key" : status === 429 ? "rate_limit_exceeded" : null;
+  return { error: { message, type, param: null, code } };
+}
+
+// ---------- HTTP plumbing ----------
+
+/** Writes the frames; false when the client went away first. */
+async function streamFrames(res: ServerResponse, frames: Frame[], delayMs: number): Promise<boolean> {
+  let closed = false;
+  res.on("close", () => {
+    if (!res.writableFinished) closed = true;
+  });
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  res.flushHeaders();
+  for (const frame of frames) {
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (closed || res.destroyed) return false;
+    const data = typeof frame.data === "string" ? frame.data : JSON.stringify(frame.data);
+    res.write(`${frame.event ? `event: ${frame.event}\n` : ""}data: ${data}\n\n`);
+  }
+  if (closed || res.destroyed) return false;
+  await new Promise<void>((resolve) => res.end(resolve));
+  return true;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => parts.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function parseJson(text: string): any {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function lowerHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+// ---------- manual use ----------
+
+async function main(file: string | undefined): Promise<void> {
+  const { readFileSync } = await import("node:fs");
+  const turns: ScriptedTurn[] = file ? JSON.parse(readFileSync(file, "utf8")) : [];
+  const server = await startFakeModelServer(turns);
+  console.log(server.url);
+}
+
+async function isMain(): Promise<boolean> {
+  // When bundled into another script, import.meta describes that script: never start a server then.
+  if (!/\/fake-model-server\.[cm]?[jt]s$/.test(new URL(import.meta.url).pathname)) return false;
+  const flag = (import.meta as ImportMeta & { main?: boolean }).main;
+  if (typeof flag === "boolean") return flag;
+  const [{ default: process }, { pathToFileURL }, { realpathSync }] = await Promise.all([
+    import("node:process"),
+    import("node:url"),
+    import("node:fs"),
+  ]);
+  const script = process.argv[1];
+  try {
+    return !!script && pathToFileURL(realpathSync(script)).href === import.meta.url;
+  } catch {
+    return false;
+  }
+}
+
+if (await isMain()) {
+  const { default: process } = await import("node:process");
+  await main(process.argv[2]);
+}

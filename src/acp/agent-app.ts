@@ -3,6 +3,7 @@
  * acp-edge supports, sharing the process's services.
  * @module
  */
+import { guardConnection, type MessageStreamPair } from "./connection-guard.ts";
 import { newConnectionState, type ConnectionState } from "./connection-state.ts";
 import { registerAuth } from "./handlers/auth.ts";
 import { registerInitialize } from "./handlers/initialize.ts";
@@ -27,13 +28,16 @@ export function createAgentApp(services: AgentServices): AgentAppHandle {
 }
 
 /**
- * Serves one client over a message stream until it closes, then cancels the
- * turns of the sessions it opened and waits (bounded) for them to settle.
+ * Serves one client over a message stream until its input ends. Then the
+ * turns of the sessions it opened are cancelled (answered `cancelled`), every
+ * request already received is answered, and the connection closes.
  */
-export async function serveConnection(services: AgentServices, stream: { readable: ReadableStream<Record<string, unknown>>; writable: WritableStream<Record<string, unknown>> }): Promise<void> {
+export async function serveConnection(services: AgentServices, stream: MessageStreamPair): Promise<void> {
   const { app, state } = createAgentApp(services);
-  const connection: AgentConnection = app.connect(stream as unknown as Stream);
+  const cancelOwnTurns = () => {
+    for (const id of state.sessions) services.sessions.get(id)?.agent.cancel("the client disconnected");
+  };
+  const connection: AgentConnection = app.connect(guardConnection(stream, { onInputEnd: cancelOwnTurns }) as unknown as Stream);
   await connection.closed;
-  for (const id of state.sessions) services.sessions.get(id)?.agent.cancel("the client disconnected");
-  await services.sessions.cancelAll();
+  cancelOwnTurns();
 }

@@ -49,5 +49,7 @@ export async function runInProcessConversation(serve: AgentServer, script: Conve
       script.onStop(stopReason);
     }
   });
+  // Closing the client does not end the byte pipe; end it so the agent sees end of input.
+  await toAgent.writable.close().catch(() => undefined);
   await served;
 }

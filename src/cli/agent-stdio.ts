@@ -1,0 +1,29 @@
+/**
+ * `acp-edge agent stdio`: one ACP connection on stdin/stdout. When stdin
+ * ends the running turns are cancelled, pending output is flushed and the
+ * process exits 0; a broken frame header ends it with a message on stderr.
+ * @module
+ */
+import { serveConnection } from "../acp/agent-app.ts";
+import { log, printError } from "../runtime/log.ts";
+import { openStdioMessageStream } from "../transport/stdio.ts";
+import type { CliOptions } from "./options.ts";
+import { buildServices } from "./services.ts";
+
+/** Serves ACP over stdio until the client goes away; resolves with the exit code. */
+export async function runStdio(options: CliOptions): Promise<number> {
+  const services = await buildServices(options);
+  const stream = openStdioMessageStream();
+  const served = serveConnection(services, stream);
+  const end = await stream.closed;
+  await served;
+  await stream.writable.close().catch(() => undefined);
+  if (end.reason === "fatal") {
+    printError(`acp-edge: ${end.message}; closing the connection`);
+    return 1;
+  }
+  if (end.reason === "error") log.warn("stdin failed", end.error);
+  return 0;
+}
+
+export { runStdio as runAgentStdio };

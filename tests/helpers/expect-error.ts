@@ -1,0 +1,22 @@
+import { expect } from "bun:test";
+
+/** Awaits a request that must fail and returns its JSON-RPC error. */
+export async function rpcError(promise: Promise<unknown>, code: number): Promise<{ code: number; message: string; data?: any }> {
+  try {
+    await promise;
+  } catch (error) {
+    const e = error as { code?: number; message: string; data?: unknown };
+    expect({ code: e.code, message: e.message }).toMatchObject({ code });
+    return e as { code: number; message: string; data?: any };
+  }
+  throw new Error(`expected a JSON-RPC error ${code}, but the request succeeded`);
+}
+
+/** Resolves when `predicate` holds, polling; rejects after `timeoutMs`. */
+export async function waitFor(predicate: () => boolean, timeoutMs = 10_000, what = "condition"): Promise<void> {
+  const started = Date.now();
+  while (!predicate()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,7 +1,8 @@
-// Cold start: time from spawn to the `initialize` response, per runtime,
-// next to a bare no-dependency echo agent (the floor). Prints medians.
-// Usage: node bench/cold-start.mjs [runs]   (after `npm run build`)
-import { spawn } from "node:child_process";
+// Cold start: time from spawn to the `initialize` response, per runtime and
+// launch style, next to a bare no-dependency echo agent on the same runtime
+// (the floor). Prints medians; compare rows of one run, not across machines.
+// Usage: npm run bench  (or `node bench/cold-start.mjs [runs]` after `npm run build`)
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -11,13 +12,29 @@ const bin = join(root, "node_modules", ".bin");
 const runs = Number(process.argv[2] ?? 15);
 const home = mkdtempSync(join(tmpdir(), "acp-edge-bench-"));
 
+const echo = join(root, "bench", "echo-agent.mjs");
+const sdk = join(root, "bench", "sdk-agent.mjs");
+const cli = join(root, "dist", "cli.js");
+const mod = join(root, "mod.ts");
+const deno = (script, ...args) => ({ command: join(bin, "deno"), args: ["run", "-A", "--quiet", script, ...args] });
+
+// The single binary is built here so the bench measures the current source.
+const binary = join(home, "acp-edge");
+const built = spawnSync(join(bin, "bun"), ["build", "--compile", "--minify", "--bytecode", "--format=esm", join(root, "src", "cli", "bin.ts"), "--outfile", binary], { stdio: "ignore" });
+
 const targets = [
-  { name: "echo agent floor (node)", command: process.execPath, args: [join(root, "bench", "echo-agent.mjs")] },
-  { name: "node dist/cli.js", command: process.execPath, args: [join(root, "dist", "cli.js"), "agent", "stdio"] },
-  { name: "bun mod.ts", command: join(bin, "bun"), args: [join(root, "mod.ts"), "agent", "stdio"] },
-  { name: "echo agent floor (bun)", command: join(bin, "bun"), args: [join(root, "bench", "echo-agent.mjs")] },
-  { name: "deno run -A mod.ts", command: join(bin, "deno"), args: ["run", "-A", "--quiet", join(root, "mod.ts"), "agent", "stdio"] },
-  { name: "echo agent floor (deno)", command: join(bin, "deno"), args: ["run", "-A", "--quiet", join(root, "bench", "echo-agent.mjs")] },
+  { name: "floor: echo agent on node", command: process.execPath, args: [echo] },
+  { name: "floor: bare SDK agent on node", command: process.execPath, args: [sdk] },
+  { name: "node dist/cli.js", command: process.execPath, args: [cli, "agent", "stdio"] },
+  { name: "floor: echo agent on bun", command: join(bin, "bun"), args: [echo] },
+  { name: "floor: bare SDK agent on bun", command: join(bin, "bun"), args: [sdk] },
+  { name: "bun dist/cli.js (bunx --bun)", command: join(bin, "bun"), args: [cli, "agent", "stdio"] },
+  { name: "bun mod.ts (source)", command: join(bin, "bun"), args: [mod, "agent", "stdio"] },
+  ...(built.status === 0 ? [{ name: "bun --compile binary", command: binary, args: ["agent", "stdio"] }] : []),
+  { name: "floor: echo agent on deno", ...deno(echo) },
+  { name: "floor: bare SDK agent on deno", ...deno(sdk) },
+  { name: "deno run -A dist/cli.js", ...deno(cli, "agent", "stdio") },
+  { name: "deno run -A mod.ts (source)", ...deno(mod, "agent", "stdio") },
 ];
 
 const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } }) + "\n";
@@ -48,6 +65,6 @@ for (const target of targets) {
   await once(target); // warm the file-system cache
   const times = [];
   for (let i = 0; i < runs; i += 1) times.push(await once(target));
-  console.log(`${target.name.padEnd(28)} ${median(times).toFixed(1).padStart(7)} ms   (min ${Math.min(...times).toFixed(1)}, max ${Math.max(...times).toFixed(1)})`);
+  console.log(`${target.name.padEnd(32)} ${median(times).toFixed(1).padStart(7)} ms   (min ${Math.min(...times).toFixed(1)}, max ${Math.max(...times).toFixed(1)})`);
 }
 rmSync(home, { recursive: true, force: true });

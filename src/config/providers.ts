@@ -5,6 +5,7 @@
  */
 import { env } from "../runtime/process.ts";
 import { registerSecret } from "../runtime/secrets.ts";
+import { ConfigError } from "./settings.ts";
 import type { AuthFile, ProviderSettings, Settings } from "./settings-schema.ts";
 
 export interface ProviderConfig {
@@ -50,7 +51,7 @@ export function configuredProviders(settings: Settings): ProviderConfig[] {
     });
   }
   for (const [name, custom] of Object.entries(settings.providers ?? {})) {
-    if (name in BUILT_IN) throw new Error(`settings.json: provider "${name}" is built in; choose another name for a custom provider`);
+    if (name in BUILT_IN) throw new ConfigError(`settings.json: provider "${name}" is built in; choose another name for a custom provider`);
     providers.push({
       name,
       api: custom.api,

@@ -5,7 +5,6 @@
 import { authRequired, invalidParams, sessionNotFound } from "../errors.ts";
 import { AUTH_METHOD_ID } from "../errors.ts";
 import type { ConnectionState } from "../connection-state.ts";
-import { openSession } from "../open-session.ts";
 import { methods, type AgentApp } from "../sdk.ts";
 import type { AgentServices } from "../services.ts";
 
@@ -20,6 +19,8 @@ export function registerSessionLifecycle(app: AgentApp, services: AgentServices,
         mcpServers: params.mcpServers.map((s) => s.name),
       });
     }
+    // Loaded on first use: the engine, tools and prompt code are not needed to answer `initialize`.
+    const { openSession } = await import("../open-session.ts");
     const live = await openSession(services, {
       cwd: params.cwd,
       ...(params.additionalDirectories ? { additionalDirectories: params.additionalDirectories } : {}),

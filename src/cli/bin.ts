@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * Entry point of the `acp-edge` executable (`dist/cli.js`).
  * @module

@@ -65,6 +65,8 @@ for (const runtime of RUNTIMES) {
       sandbox = makeSandbox();
       sandbox.write("project/hello.txt", "hello world\n");
       sandbox.write("outside.txt", "secret outside the project\n");
+      sandbox.write("project/AGENTS.md", "Project rule: answer in haiku.\n");
+      sandbox.write("home/AGENTS.md", "User rule: be brief.\n");
       server = await startFakeModelServer();
       writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify(provider.settings(server)));
       proc = spawnAgent(runtime, ["agent", "stdio", ...provider.args], { env: { ACP_EDGE_HOME: sandbox.home, ...provider.env(server) } });
@@ -105,6 +107,11 @@ for (const runtime of RUNTIMES) {
       const messageIds = new Set(updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => (u.sessionUpdate === "agent_message_chunk" ? u.messageId : "")));
       expect(messageIds.size).toBe(1);
 
+      // The system prompt carries the context files and where the agent works.
+      const first = JSON.stringify(server.requests.at(-2)!.body);
+      expect(first).toContain("Project rule: answer in haiku.");
+      expect(first).toContain("User rule: be brief.");
+      expect(first).toContain(sandbox.project);
       // The second request carried the tool result back to the model.
       expect(JSON.stringify(server.requests.at(-1)!.body)).toContain("hello world");
     });

@@ -97,3 +97,31 @@ describe.each(RUNTIMES)("stdio framing on %s", (runtime) => {
     for (const line of conn.rawText().split("\n").filter(Boolean)) expect(JSON.parse(line).jsonrpc).toBe("2.0");
   });
 });
+
+describe.each(RUNTIMES)("$/cancel_request on %s", (runtime) => {
+  test("cancelling a prompt request answers it with stopReason cancelled", async () => {
+    const sandbox = makeSandbox();
+    const script = sandbox.write("slow.json", JSON.stringify([{ text: "a very slow answer indeed", delayMs: 100 }]));
+    const proc = spawnAgent(runtime, ["agent", "stdio", "--model", "faux/script"], { env: { ACP_EDGE_HOME: sandbox.home, ACP_EDGE_FAUX_SCRIPT: script } });
+    const conn = rawConnection(proc, "ndjson");
+    try {
+      await conn.send(`${request(1, "initialize", { protocolVersion: 1 })}\n`);
+      await conn.response(1);
+      await conn.send(`${request(2, "session/new", { cwd: sandbox.project, mcpServers: [] })}\n`);
+      const { sessionId } = (await conn.response(2)).result;
+      await conn.send(`${request(3, "session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] })}\n`);
+      const chunk = await conn.next();
+      expect(chunk.method).toBe("session/update");
+      await conn.send(`${JSON.stringify({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 3 } })}\n`);
+      const answer = await conn.response(3);
+      // A cancelled prompt is a normal end of turn, never an error.
+      expect(answer.result).toEqual({ stopReason: "cancelled" });
+      // The session is free again.
+      await conn.send(`${request(4, "session/prompt", { sessionId, prompt: [{ type: "text", text: "again" }] })}\n`);
+      expect((await conn.response(4)).error.message).toContain("no turn left");
+    } finally {
+      proc.child.kill("SIGKILL");
+      sandbox.cleanup();
+    }
+  });
+});

@@ -20,6 +20,8 @@ interface ProviderSetup {
   env(server: FakeModelServer): Record<string, string>;
   settings(server: FakeModelServer): Record<string, unknown>;
   contextWindow: number;
+  /** USD per million input/output tokens when the catalog knows the price. */
+  price?: { input: number; output: number };
 }
 
 const PROVIDERS: ProviderSetup[] = [
@@ -43,6 +45,7 @@ const PROVIDERS: ProviderSetup[] = [
     env: (server) => ({ ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: SECRET }),
     settings: () => ({ maxRetries: 0 }),
     contextWindow: 200_000,
+    price: { input: 3, output: 15 },
   },
   {
     name: "openai responses via OPENAI_BASE_URL",
@@ -50,6 +53,7 @@ const PROVIDERS: ProviderSetup[] = [
     env: (server) => ({ OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: SECRET }),
     settings: () => ({ maxRetries: 0 }),
     contextWindow: 400_000,
+    price: { input: 1.25, output: 10 },
   },
 ];
 
@@ -104,6 +108,14 @@ for (const runtime of RUNTIMES) {
       const usage = updates.filter((u) => u.sessionUpdate === "usage_update");
       expect(usage).toHaveLength(2);
       expect(usage[0]).toMatchObject({ size: provider.contextWindow });
+      if (provider.price) {
+        // Cumulative over the session: both calls of this first turn.
+        const expected = ((120 + 200) * provider.price.input + (30 + 12) * provider.price.output) / 1e6;
+        expect(usage[1]).toMatchObject({ cost: { currency: "USD" } });
+        expect((usage[1] as { cost: { amount: number } }).cost.amount).toBeCloseTo(expected, 6);
+      } else {
+        expect(usage[1]).not.toHaveProperty("cost");
+      }
       const messageIds = new Set(updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => (u.sessionUpdate === "agent_message_chunk" ? u.messageId : "")));
       expect(messageIds.size).toBe(1);
 

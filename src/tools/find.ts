@@ -8,7 +8,7 @@ import { statOrUndefined } from "../runtime/fs.ts";
 import { compileGlob, throwIfAborted, walkFiles } from "./file-walker.ts";
 import { directoryLabel } from "./ls.ts";
 import { displayPath, resolveInRoots, toAbsolute } from "./paths.ts";
-import { DEFAULT_MAX_BYTES, formatSize, truncateHeadWithNotice } from "./truncate.ts";
+import { cappedListing, DEFAULT_MAX_BYTES } from "./truncate.ts";
 import { ToolError, type ToolDefinition } from "./types.ts";
 
 const DEFAULT_LIMIT = 1000;
@@ -60,15 +60,9 @@ export const findTool: ToolDefinition<typeof FindInput> = {
       return { content: [{ type: "text", text: "No files found matching pattern" }], details: { path: absolute, results: 0 } };
     }
     const limitReached = found.length >= limit;
-    const { text, result } = truncateHeadWithNotice(
-      found.join("\n"),
-      (r) => {
-        const notices: string[] = [];
-        if (limitReached) notices.push(`${limit} results limit reached. Use limit=${limit * 2} for more, or refine pattern`);
-        if (r.truncated) notices.push(`${formatSize(DEFAULT_MAX_BYTES)} limit reached`);
-        return notices.length > 0 ? `\n\n[${notices.join(". ")}]` : "";
-      },
-      { maxLines: Number.MAX_SAFE_INTEGER },
+    const { text, truncated } = cappedListing(
+      found,
+      limitReached ? `${limit} results limit reached. Use limit=${limit * 2} for more, or refine pattern` : undefined,
     );
     return {
       content: [{ type: "text", text }],
@@ -76,7 +70,7 @@ export const findTool: ToolDefinition<typeof FindInput> = {
         path: absolute,
         results: found.length,
         ...(limitReached ? { resultLimitReached: limit } : {}),
-        ...(result.truncated ? { truncated: true } : {}),
+        ...(truncated ? { truncated: true } : {}),
       },
     };
   },

@@ -7,7 +7,7 @@ import { readDir, stat, statOrUndefined } from "../runtime/fs.ts";
 import { join } from "../runtime/path.ts";
 import { throwIfAborted } from "./file-walker.ts";
 import { displayPath, resolveInRoots, toAbsolute } from "./paths.ts";
-import { DEFAULT_MAX_BYTES, formatSize, truncateHeadWithNotice } from "./truncate.ts";
+import { cappedListing, DEFAULT_MAX_BYTES } from "./truncate.ts";
 import { ToolError, type ToolDefinition } from "./types.ts";
 
 const DEFAULT_LIMIT = 500;
@@ -76,23 +76,14 @@ export const lsTool: ToolDefinition<typeof LsInput> = {
     if (names.length === 0) {
       return { content: [{ type: "text", text: "(empty directory)" }], details: { path: absolute, entries: 0 } };
     }
-    const { text, result } = truncateHeadWithNotice(
-      names.join("\n"),
-      (r) => {
-        const notices: string[] = [];
-        if (limitReached) notices.push(`${limit} entries limit reached. Use limit=${limit * 2} for more`);
-        if (r.truncated) notices.push(`${formatSize(DEFAULT_MAX_BYTES)} limit reached`);
-        return notices.length > 0 ? `\n\n[${notices.join(". ")}]` : "";
-      },
-      { maxLines: Number.MAX_SAFE_INTEGER },
-    );
+    const { text, truncated } = cappedListing(names, limitReached ? `${limit} entries limit reached. Use limit=${limit * 2} for more` : undefined);
     return {
       content: [{ type: "text", text }],
       details: {
         path: absolute,
         entries: names.length,
         ...(limitReached ? { entryLimitReached: limit } : {}),
-        ...(result.truncated ? { truncated: true } : {}),
+        ...(truncated ? { truncated: true } : {}),
       },
     };
   },

@@ -193,3 +193,21 @@ export function truncateHeadWithNotice(
   }
   return { text, result };
 }
+
+/**
+ * A listing (one item per line) cut to the byte cap, with one bracketed
+ * note naming the count limit (when `limitNotice` is given) and the cap.
+ */
+export function cappedListing(items: readonly string[], limitNotice?: string): { text: string; truncated: boolean } {
+  const { text, result } = truncateHeadWithNotice(
+    items.join("\n"),
+    (r) => {
+      const notices: string[] = [];
+      if (limitNotice) notices.push(limitNotice);
+      if (r.truncated) notices.push(`${formatSize(DEFAULT_MAX_BYTES)} limit reached`);
+      return notices.length > 0 ? `\n\n[${notices.join(". ")}]` : "";
+    },
+    { maxLines: Number.MAX_SAFE_INTEGER },
+  );
+  return { text, truncated: result.truncated };
+}

@@ -32,16 +32,20 @@ export const findTool: ToolDefinition<typeof FindInput> = {
   schema: FindInput,
   kind: "search",
 
+  access(input, workspace) {
+    return { class: "read", paths: [toAbsolute(input.path ?? ".", workspace.cwd)] };
+  },
+
   describe(input, workspace) {
     const absolute = toAbsolute(input.path ?? ".", workspace.cwd);
     const where = input.path !== undefined ? ` in ${directoryLabel(absolute, workspace.cwd)}` : "";
     return { title: `Find ${input.pattern}${where}`, locations: [{ path: absolute }] };
   },
 
-  async execute(input, { workspace, signal }) {
+  async execute(input, { workspace, signal, outsideRootsApproved }) {
     throwIfAborted(signal);
     const limit = Math.max(1, Math.floor(input.limit ?? DEFAULT_LIMIT));
-    const absolute = await resolveInRoots(input.path ?? ".", workspace, "searched");
+    const absolute = await resolveInRoots(input.path ?? ".", workspace, "searched", outsideRootsApproved);
     const shown = displayPath(absolute, workspace.cwd);
     const info = await statOrUndefined(absolute);
     if (!info) throw new ToolError(`Path not found: ${shown}`);
@@ -49,7 +53,7 @@ export const findTool: ToolDefinition<typeof FindInput> = {
 
     const matches = compileGlob(input.pattern);
     const found: string[] = [];
-    for await (const entry of walkFiles(absolute, { roots: workspace.roots, signal })) {
+    for await (const entry of walkFiles(absolute, { roots: outsideRootsApproved ? [...workspace.roots, absolute] : workspace.roots, signal })) {
       if (!matches(entry.relativePath)) continue;
       found.push(entry.isDirectory ? `${entry.relativePath}/` : entry.relativePath);
       if (found.length >= limit) break;

@@ -120,6 +120,10 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
   schema: GrepInput,
   kind: "search",
 
+  access(input, workspace) {
+    return { class: "read", paths: [toAbsolute(input.path ?? ".", workspace.cwd)] };
+  },
+
   describe(input, workspace) {
     const absolute = toAbsolute(input.path ?? ".", workspace.cwd);
     // Whether the path is a file or a directory is unknown until it runs; keep the caller's trailing slash.
@@ -128,10 +132,10 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
     return { title: `Grep "${input.pattern}"${where}`, locations: [{ path: absolute }] };
   },
 
-  async execute(input, { workspace, signal }) {
+  async execute(input, { workspace, signal, outsideRootsApproved }) {
     throwIfAborted(signal);
     const regex = compilePattern(input.pattern, input);
-    const absolute = await resolveInRoots(input.path ?? ".", workspace, "searched");
+    const absolute = await resolveInRoots(input.path ?? ".", workspace, "searched", outsideRootsApproved);
     const info = await statOrUndefined(absolute);
     if (!info) throw new ToolError(`Path not found: ${displayPath(absolute, workspace.cwd)}`);
 
@@ -149,7 +153,7 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
 
     if (info.isDirectory) {
       const inGlob = input.glob !== undefined ? compileGlob(input.glob) : () => true;
-      for await (const entry of walkFiles(absolute, { roots: workspace.roots, signal })) {
+      for await (const entry of walkFiles(absolute, { roots: outsideRootsApproved ? [...workspace.roots, absolute] : workspace.roots, signal })) {
         if (entry.isDirectory || !inGlob(entry.relativePath)) continue;
         await searchFile(entry.path, entry.relativePath, workspace, state);
         throwIfAborted(signal);

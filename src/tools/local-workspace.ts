@@ -2,7 +2,8 @@
  * The `Workspace` for a session whose files are on this machine's disk.
  * @module
  */
-import { readFileBytes, readFileHead, readTextFile, realPath, stat } from "../runtime/fs.ts";
+import { readFileBytes, readFileHead, readTextFile, realPath, stat, writeFileAtomic } from "../runtime/fs.ts";
+import { runLocalCommand } from "./local-exec.ts";
 import { resolve } from "../runtime/path.ts";
 import type { Workspace } from "./types.ts";
 
@@ -29,5 +30,10 @@ export async function createLocalWorkspace(cwd: string, additionalDirectories: s
     async readFileBytes(path, maxBytes) {
       return maxBytes === undefined ? await readFileBytes(path) : await readFileHead(path, maxBytes);
     },
+    async writeTextFile(path, content, signal) {
+      signal?.throwIfAborted();
+      await writeFileAtomic(path, content);
+    },
+    exec: runLocalCommand,
   };
 }

@@ -32,15 +32,19 @@ export const lsTool: ToolDefinition<typeof LsInput> = {
   schema: LsInput,
   kind: "read",
 
+  access(input, workspace) {
+    return { class: "read", paths: [toAbsolute(input.path ?? ".", workspace.cwd)] };
+  },
+
   describe(input, workspace) {
     const absolute = toAbsolute(input.path ?? ".", workspace.cwd);
     return { title: `List ${directoryLabel(absolute, workspace.cwd)}`, locations: [{ path: absolute }] };
   },
 
-  async execute(input, { workspace, signal }) {
+  async execute(input, { workspace, signal, outsideRootsApproved }) {
     throwIfAborted(signal);
     const limit = Math.max(1, Math.floor(input.limit ?? DEFAULT_LIMIT));
-    const absolute = await resolveInRoots(input.path ?? ".", workspace, "listed");
+    const absolute = await resolveInRoots(input.path ?? ".", workspace, "listed", outsideRootsApproved);
     const shown = displayPath(absolute, workspace.cwd);
     const info = await statOrUndefined(absolute);
     if (!info) throw new ToolError(`Path not found: ${shown}`);

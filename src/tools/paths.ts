@@ -89,13 +89,14 @@ async function existsAsLink(path: string): Promise<boolean> {
 
 /**
  * Resolves a tool's path argument and checks that it lies inside one of the
- * workspace roots after following symlinks. Returns the absolute (lexical)
- * path; throws `ToolError` naming the roots when it escapes them.
+ * workspace roots after following symlinks, unless the call was approved to
+ * reach outside them. Returns the absolute (lexical) path; throws `ToolError`
+ * naming the roots when it escapes them.
  */
-export async function resolveInRoots(input: string, workspace: Workspace, action = "accessed"): Promise<string> {
+export async function resolveInRoots(input: string, workspace: Workspace, action = "accessed", outsideApproved = false): Promise<string> {
   const absolute = toAbsolute(input, workspace.cwd);
   const real = await realLocation(absolute, input);
-  if (containingRoot(real, workspace.roots) === undefined) {
+  if (!outsideApproved && containingRoot(real, workspace.roots) === undefined) {
     throw new ToolError(
       `Path "${input}" is outside the session's directories (${workspace.roots.join(", ")}). ` +
         `Only files under them can be ${action}.`,

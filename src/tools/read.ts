@@ -61,6 +61,10 @@ export const readTool: ToolDefinition<typeof ReadInput> = {
   schema: ReadInput,
   kind: "read",
 
+  access(input, workspace) {
+    return { class: "read", paths: [toAbsolute(input.path, workspace.cwd)] };
+  },
+
   describe(input, workspace) {
     const absolute = toAbsolute(input.path, workspace.cwd);
     const from = input.offset !== undefined ? ` (from line ${input.offset})` : "";
@@ -70,9 +74,9 @@ export const readTool: ToolDefinition<typeof ReadInput> = {
     };
   },
 
-  async execute(input, { workspace, signal }): Promise<ToolResult> {
+  async execute(input, { workspace, signal, outsideRootsApproved }): Promise<ToolResult> {
     throwIfAborted(signal);
-    const absolute = await resolveInRoots(input.path, workspace, "read");
+    const absolute = await resolveInRoots(input.path, workspace, "read", outsideRootsApproved);
     const shown = displayPath(absolute, workspace.cwd);
     // stat first: opening a FIFO or a device would block or never end.
     const info = await statOrUndefined(absolute);

@@ -18,6 +18,15 @@ export interface ToolLocation {
 
 export type ToolOutputPart = { type: "text"; text: string } | { type: "image"; data: string; mimeType: string };
 
+/** A whole-file change, for editors to show as a diff. */
+export interface FileDiff {
+  /** Absolute path. */
+  path: string;
+  /** Content before the change; null when the file is new. */
+  oldText: string | null;
+  newText: string;
+}
+
 export interface ToolResult {
   content: ToolOutputPart[];
   isError?: boolean;
@@ -25,6 +34,70 @@ export interface ToolResult {
   details?: Record<string, unknown>;
   /** Locations learnt while running (e.g. the line an edit changed). */
   locations?: ToolLocation[];
+  /** The change a write or edit made. */
+  diff?: FileDiff;
+}
+
+/** What a call will do, worked out before it is approved (an edit's diff, the line it touches). */
+export interface ToolPreview {
+  diff?: FileDiff;
+  locations?: ToolLocation[];
+}
+
+/**
+ * What a call touches, for approval modes and permission rules:
+ * `read` (looks at files), `edit` (changes files), `execute` (runs a
+ * command), `none` (touches nothing outside the agent, e.g. the plan).
+ */
+export interface ToolAccess {
+  class: "none" | "read" | "edit" | "execute";
+  /** Absolute (lexical) paths the call reads or changes. */
+  paths?: string[];
+  /** The command line, for `execute`. */
+  command?: string;
+}
+
+/** Progress a tool reports while it runs. */
+export type ToolReport =
+  /** New command output since the last report (never the whole buffer). */
+  | { type: "output"; delta: string }
+  /** The command runs in the editor's terminal with this id. */
+  | { type: "terminal"; terminalId: string }
+  /** The model's todo list changed; always the full list. */
+  | { type: "plan"; entries: PlanEntry[] };
+
+export interface PlanEntry {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+  priority: "high" | "medium" | "low";
+}
+
+/** A command to run in the session's directory. */
+export interface ExecRequest {
+  command: string;
+  cwd: string;
+  /** Kill the command (and everything it started) after this long. */
+  timeoutMs?: number;
+  signal: AbortSignal;
+  /** Output as it arrives (stdout and stderr merged), in bounded pieces. */
+  onOutput?(delta: string): void;
+  /** Called once when the command runs in an editor terminal. */
+  onTerminal?(terminalId: string): void;
+}
+
+export interface ExecResult {
+  /** null when the command was killed by a signal, timed out or was cancelled. */
+  exitCode: number | null;
+  signal?: string | null;
+  /** The tail of the output (at most 2000 lines / 50 KiB), with no truncation note. */
+  output: string;
+  truncated: boolean;
+  /** Where the whole output was saved when it was truncated. */
+  fullOutputPath?: string;
+  totalLines: number;
+  totalBytes: number;
+  timedOut: boolean;
+  cancelled: boolean;
 }
 
 /** Title and locations shown to the editor before the tool runs. */
@@ -47,11 +120,19 @@ export interface Workspace {
   readTextFile(path: string, signal?: AbortSignal): Promise<string>;
   /** Raw bytes of a file, at most `maxBytes` from its start when given. */
   readFileBytes(path: string, maxBytes?: number): Promise<Uint8Array>;
+  /** Replaces (or creates) a file's whole content; never leaves a half-written file. */
+  writeTextFile(path: string, content: string, signal?: AbortSignal): Promise<void>;
+  /** Runs a shell command; resolves when it has ended (also on timeout or cancel). */
+  exec(request: ExecRequest): Promise<ExecResult>;
 }
 
 export interface ToolContext {
   workspace: Workspace;
   signal: AbortSignal;
+  /** The user or the approval mode allowed this call to reach outside the session's directories. */
+  outsideRootsApproved?: boolean;
+  /** Live progress for the editor. */
+  report?(event: ToolReport): void;
 }
 
 /** A tool: a valibot schema for its arguments, a description for the editor, and what it does. */
@@ -66,6 +147,10 @@ export interface ToolDefinition<TSchema extends v.GenericSchema = v.GenericSchem
   schema: TSchema;
   kind: ToolKind;
   describe(input: v.InferOutput<TSchema>, workspace: Workspace): ToolDescription;
+  /** What the call touches; tools without it touch nothing that needs approval. */
+  access?(input: v.InferOutput<TSchema>, workspace: Workspace): ToolAccess;
+  /** Works out the change before approval (so the editor can show the diff); throws ToolError when it cannot apply. */
+  preview?(input: v.InferOutput<TSchema>, context: ToolContext): Promise<ToolPreview>;
   /** Resolves with a result; failures the model should see throw `ToolError` (or any error). */
   execute(input: v.InferOutput<TSchema>, context: ToolContext): Promise<ToolResult>;
 }

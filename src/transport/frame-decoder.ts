@@ -46,6 +46,8 @@ export class FrameDecoder {
   /** The unterminated NDJSON line or header line carried across chunks. */
   readonly #pending = new ByteBuffer();
   #headerBytes = 0;
+  #headerCount = 0;
+  /** Header lines other than a plain Content-Length, kept for error messages. */
   #headerLines: string[] = [];
   #contentLength: number | undefined;
   #body: Uint8Array | undefined;
@@ -111,7 +113,7 @@ export class FrameDecoder {
         if (this.#pending.length > 0) this.#emitLine(this.#pending.take(), events);
         break;
       case "header":
-        if (this.#headerLines.length > 0 || !this.#pending.isBlank()) {
+        if (this.#headerCount > 0 || !this.#pending.isBlank()) {
           this.#fail("end of input in the middle of a Content-Length frame header", events);
         }
         break;
@@ -192,17 +194,28 @@ export class FrameDecoder {
       this.#fail(`invalid Content-Length frame header: no blank line ends the header within ${MAX_HEADER_BLOCK_BYTES} bytes`, events);
       return chunk.byteLength;
     }
-    this.#pending.append(chunk.subarray(pos, end));
-    if (newline === -1) return chunk.byteLength;
-    const raw = this.#pending.take();
+    let raw: Uint8Array;
+    if (this.#pending.length === 0 && newline !== -1) {
+      raw = chunk.subarray(pos, end);
+    } else {
+      this.#pending.append(chunk.subarray(pos, end));
+      if (newline === -1) return chunk.byteLength;
+      raw = this.#pending.take();
+    }
     const length = raw[raw.byteLength - 1] === CR ? raw.byteLength - 1 : raw.byteLength;
     if (length > MAX_HEADER_LINE_BYTES) {
       this.#fail(`invalid Content-Length frame header: a header line is longer than ${MAX_HEADER_LINE_BYTES} bytes`, events);
       return chunk.byteLength;
     }
+    const fast = plainContentLength(raw, length);
+    if (fast !== undefined) {
+      this.#headerCount++;
+      this.#setContentLength(fast, events);
+      return newline + 1;
+    }
     const line = this.#headerText.decode(raw.subarray(0, length)).trim();
     if (line === "") {
-      if (this.#headerLines.length === 0) this.#headerBytes = 0; // blank lines between frames are tolerated
+      if (this.#headerCount === 0) this.#headerBytes = 0; // blank lines between frames are tolerated
       else this.#endHeader(events);
     } else {
       this.#headerLine(line, events);
@@ -211,6 +224,7 @@ export class FrameDecoder {
   }
 
   #headerLine(line: string, events: FrameEvent[]): void {
+    this.#headerCount++;
     this.#headerLines.push(line);
     const colon = line.indexOf(":");
     if (colon <= 0) {
@@ -220,10 +234,13 @@ export class FrameDecoder {
     if (line.slice(0, colon).trim().toLowerCase() !== "content-length") return;
     const value = line.slice(colon + 1).trim();
     const length = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
-    if (!Number.isSafeInteger(length)) {
-      this.#fail(`invalid Content-Length frame header: ${quote(line)}`, events);
-    } else if (this.#contentLength !== undefined && this.#contentLength !== length) {
-      this.#fail(`invalid Content-Length frame header: conflicting Content-Length headers in ${quote(this.#headerLines.join("\r\n"))}`, events);
+    if (Number.isSafeInteger(length)) this.#setContentLength(length, events);
+    else this.#fail(`invalid Content-Length frame header: ${quote(line)}`, events);
+  }
+
+  #setContentLength(length: number, events: FrameEvent[]): void {
+    if (this.#contentLength !== undefined && this.#contentLength !== length) {
+      this.#fail(`invalid Content-Length frame header: conflicting Content-Length values ${this.#contentLength} and ${length}`, events);
     } else {
       this.#contentLength = length;
     }
@@ -235,7 +252,8 @@ export class FrameDecoder {
       this.#fail(`invalid Content-Length frame header: no Content-Length in ${quote(this.#headerLines.join("\r\n"))}`, events);
       return;
     }
-    this.#headerLines = [];
+    this.#headerCount = 0;
+    if (this.#headerLines.length > 0) this.#headerLines = [];
     this.#headerBytes = 0;
     this.#contentLength = undefined;
     if (length > this.#max) {
@@ -278,6 +296,33 @@ export class FrameDecoder {
     this.#headerLines = [];
     events.push({ type: "fatal", message });
   }
+}
+
+const CONTENT_LENGTH = [..."content-length"].map((c) => c.charCodeAt(0));
+
+/**
+ * The value of a line that is exactly `Content-Length:<digits>` (name in any
+ * case, blanks around the value), read straight from bytes because it heads
+ * every frame; anything else is left to the general header parser.
+ */
+function plainContentLength(raw: Uint8Array, length: number): number | undefined {
+  if (length < 16 || raw[14] !== 0x3a) return undefined;
+  for (let i = 0; i < 14; i++) {
+    const byte = raw[i] as number;
+    if ((byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte) !== CONTENT_LENGTH[i]) return undefined;
+  }
+  let start = 15;
+  let end = length;
+  while (start < end && (raw[start] === SPACE || raw[start] === TAB)) start++;
+  while (end > start && (raw[end - 1] === SPACE || raw[end - 1] === TAB)) end--;
+  if (end === start || end - start > 15) return undefined; // 15 digits stay exact in a double
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const digit = (raw[i] as number) - 0x30;
+    if (digit < 0 || digit > 9) return undefined;
+    value = value * 10 + digit;
+  }
+  return value;
 }
 
 function isBlank(line: Uint8Array, length: number): boolean {

@@ -138,7 +138,8 @@ export class FrameWriter {
     } else {
       this.#quiet++;
     }
-    if (this.#quiet < QUIET_MICROTASKS && !this.#closing) {
+    // A producer that never pauses still gets its output written once the backlog is large.
+    if (this.#quiet < QUIET_MICROTASKS && !this.#closing && this.#pendingChars < WRITE_HIGH_WATER_CHARS) {
       queueMicrotask(this.#check);
       return;
     }

@@ -8,6 +8,7 @@ import { newConnectionState, type ConnectionState } from "./connection-state.ts"
 import { registerAuth } from "./handlers/auth.ts";
 import { registerInitialize } from "./handlers/initialize.ts";
 import { registerPrompt } from "./handlers/prompt.ts";
+import { registerSessionConfig } from "./handlers/session-config.ts";
 import { registerSessionLifecycle } from "./handlers/session-lifecycle.ts";
 import { acp, type AgentApp, type AgentConnection, type Stream } from "./sdk.ts";
 import type { AgentServices } from "./services.ts";
@@ -23,7 +24,8 @@ export function createAgentApp(services: AgentServices): AgentAppHandle {
   registerInitialize(app, services, state);
   registerAuth(app, services, state);
   registerSessionLifecycle(app, services, state);
-  registerPrompt(app, services);
+  registerPrompt(app, services, state);
+  registerSessionConfig(app, services);
   return { app, state };
 }
 

@@ -80,5 +80,5 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     maxTurnRequests: settings.maxTurnRequests ?? DEFAULT_MAX_TURN_REQUESTS,
     ...(request.history ? { history: request.history } : {}),
   });
-  return { agent, cwd: request.cwd, additionalDirectories: extra, settings };
+  return { agent, cwd: request.cwd, additionalDirectories: extra, settings, mode: settings.approvalMode ?? "ask", grants: [] };
 }

@@ -1,62 +1,161 @@
 /**
- * Engine events as ACP `session/update` payloads. `message` events are for
- * the store and produce nothing here.
+ * Engine events as ACP `session/update` payloads, for one client during one
+ * turn. Command output is never resent whole: clients that render Zed-style
+ * terminals (`_meta.terminal_output`) get each new piece; others get a short
+ * rolling tail at most a few times a second; everyone gets the final result.
+ * `message` events are for the store and produce nothing here.
  * @module
  */
 import type { EngineEvent } from "../engine/events.ts";
-import type { ToolOutputPart } from "../tools/types.ts";
+import type { FileDiff, ToolLocation, ToolOutputPart } from "../tools/types.ts";
 import type { SessionUpdate, ToolCallContent } from "./sdk.ts";
 
 /** rawInput/rawOutput are for display; anything bigger is summarised, never streamed whole. */
 const RAW_LIMIT = 8 * 1024;
+/** The live tail shown to clients without terminal rendering. */
+const LIVE_TAIL_BYTES = 4 * 1024;
+const LIVE_TAIL_INTERVAL_MS = 250;
 
-export function projectEvent(event: EngineEvent): SessionUpdate | undefined {
-  switch (event.type) {
-    case "text_delta":
-      return { sessionUpdate: "agent_message_chunk", messageId: event.messageId, content: { type: "text", text: event.text } };
-    case "thinking_delta":
-      return { sessionUpdate: "agent_thought_chunk", messageId: event.messageId, content: { type: "text", text: event.text } };
-    case "notice":
-      return { sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.text } };
-    case "tool_call":
-      return {
-        sessionUpdate: "tool_call",
-        toolCallId: event.toolCallId,
-        title: event.title,
-        kind: event.kind,
-        status: "pending",
-        locations: event.locations.map(toLocation),
-        rawInput: bounded(event.input),
-      };
-    case "tool_call_update":
-      return {
-        sessionUpdate: "tool_call_update",
-        toolCallId: event.toolCallId,
-        status: event.status,
-        ...(event.content ? { content: event.content.map(toToolContent) } : {}),
-        ...(event.locations ? { locations: event.locations.map(toLocation) } : {}),
-        ...(event.details ? { rawOutput: bounded(event.details) } : {}),
-      };
-    case "usage":
-      return {
-        sessionUpdate: "usage_update",
-        used: event.used,
-        size: event.size,
-        ...(event.cost === undefined ? {} : { cost: { amount: round(event.cost), currency: "USD" } }),
-      };
-    case "message":
-      return undefined;
+export interface ProjectionOptions {
+  /** The client renders command output from `_meta.terminal_output` deltas (Zed's convention). */
+  terminalOutput: boolean;
+  cwd: string;
+}
+
+interface CommandView {
+  /** Shown in an editor terminal (client-run) — its output is the client's business. */
+  clientTerminal?: string;
+  tail: string;
+  lastSent: number;
+}
+
+export class TurnProjector {
+  readonly #options: ProjectionOptions;
+  readonly #commands = new Map<string, CommandView>();
+
+  constructor(options: ProjectionOptions) {
+    this.#options = options;
+  }
+
+  project(event: EngineEvent): SessionUpdate | undefined {
+    switch (event.type) {
+      case "text_delta":
+        return { sessionUpdate: "agent_message_chunk", messageId: event.messageId, content: { type: "text", text: event.text } };
+      case "thinking_delta":
+        return { sessionUpdate: "agent_thought_chunk", messageId: event.messageId, content: { type: "text", text: event.text } };
+      case "notice":
+        return { sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.text } };
+      case "plan":
+        return { sessionUpdate: "plan", entries: event.entries };
+      case "usage":
+        return {
+          sessionUpdate: "usage_update",
+          used: event.used,
+          size: event.size,
+          ...(event.cost === undefined ? {} : { cost: { amount: Math.round(event.cost * 1e6) / 1e6, currency: "USD" } }),
+        };
+      case "tool_call":
+        return this.#toolCall(event);
+      case "tool_call_preview":
+        return {
+          sessionUpdate: "tool_call_update",
+          toolCallId: event.toolCallId,
+          ...(event.diff ? { content: [diffContent(event.diff)] } : {}),
+          ...(event.locations ? { locations: event.locations.map(toLocation) } : {}),
+        };
+      case "tool_terminal": {
+        const view = this.#commands.get(event.toolCallId);
+        if (view) view.clientTerminal = event.terminalId;
+        return { sessionUpdate: "tool_call_update", toolCallId: event.toolCallId, content: [{ type: "terminal", terminalId: event.terminalId }] };
+      }
+      case "tool_output":
+        return this.#output(event.toolCallId, event.delta);
+      case "tool_call_update":
+        return this.#toolCallUpdate(event);
+      case "message":
+        return undefined;
+    }
+  }
+
+  #toolCall(event: Extract<EngineEvent, { type: "tool_call" }>): SessionUpdate {
+    const base = {
+      sessionUpdate: "tool_call" as const,
+      toolCallId: event.toolCallId,
+      title: event.title,
+      kind: event.kind,
+      status: "pending" as const,
+      locations: event.locations.map(toLocation),
+      rawInput: bounded(event.input),
+    };
+    if (event.kind !== "execute") return base;
+    this.#commands.set(event.toolCallId, { tail: "", lastSent: 0 });
+    if (!this.#options.terminalOutput) return base;
+    return {
+      ...base,
+      content: [{ type: "terminal", terminalId: event.toolCallId }],
+      _meta: { terminal_info: { terminal_id: event.toolCallId, cwd: this.#options.cwd } },
+    };
+  }
+
+  #output(toolCallId: string, delta: string): SessionUpdate | undefined {
+    const view = this.#commands.get(toolCallId);
+    if (!view || view.clientTerminal) return undefined;
+    if (this.#options.terminalOutput) {
+      return { sessionUpdate: "tool_call_update", toolCallId, _meta: { terminal_output: { terminal_id: toolCallId, data: delta } } };
+    }
+    view.tail = lastBytes(view.tail + delta, LIVE_TAIL_BYTES);
+    const now = Date.now();
+    if (now - view.lastSent < LIVE_TAIL_INTERVAL_MS) return undefined;
+    view.lastSent = now;
+    return { sessionUpdate: "tool_call_update", toolCallId, content: [textContent(view.tail)] };
+  }
+
+  #toolCallUpdate(event: Extract<EngineEvent, { type: "tool_call_update" }>): SessionUpdate {
+    const view = this.#commands.get(event.toolCallId);
+    const update: SessionUpdate = {
+      sessionUpdate: "tool_call_update",
+      toolCallId: event.toolCallId,
+      status: event.status,
+      ...(event.locations ? { locations: event.locations.map(toLocation) } : {}),
+      ...(event.details ? { rawOutput: bounded(event.details) } : {}),
+    };
+    const terminalId = view?.clientTerminal ?? (this.#options.terminalOutput && view ? event.toolCallId : undefined);
+    if (terminalId && event.status !== "in_progress" && event.exit) {
+      // The terminal already shows the output; keep it as the content and say how the command ended.
+      update.content = [{ type: "terminal", terminalId }];
+      if (!view?.clientTerminal) update._meta = { terminal_exit: { terminal_id: terminalId, exit_code: event.exit.exitCode, signal: event.exit.signal } };
+    } else if (event.diff) {
+      update.content = [diffContent(event.diff)];
+    } else if (event.content) {
+      update.content = event.content.map(partContent);
+    }
+    if (event.status === "completed" || event.status === "failed") this.#commands.delete(event.toolCallId);
+    return update;
   }
 }
 
-function toLocation(location: { path: string; line?: number }) {
+function toLocation(location: ToolLocation) {
   return location.line === undefined ? { path: location.path } : { path: location.path, line: location.line };
 }
 
-function toToolContent(part: ToolOutputPart): ToolCallContent {
-  return part.type === "text"
-    ? { type: "content", content: { type: "text", text: part.text } }
-    : { type: "content", content: { type: "image", data: part.data, mimeType: part.mimeType } };
+function diffContent(diff: FileDiff): ToolCallContent {
+  return { type: "diff", path: diff.path, oldText: diff.oldText, newText: diff.newText };
+}
+
+function textContent(text: string): ToolCallContent {
+  return { type: "content", content: { type: "text", text } };
+}
+
+function partContent(part: ToolOutputPart): ToolCallContent {
+  return part.type === "text" ? textContent(part.text) : { type: "content", content: { type: "image", data: part.data, mimeType: part.mimeType } };
+}
+
+/** The end of `text`, at most `limit` UTF-16 units, starting at a line boundary when one is near. */
+function lastBytes(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const cut = text.slice(text.length - limit);
+  const newline = cut.indexOf("\n");
+  return newline >= 0 && newline < 200 ? cut.slice(newline + 1) : cut;
 }
 
 function bounded(value: unknown): unknown {
@@ -68,8 +167,4 @@ function bounded(value: unknown): unknown {
   }
   if (text === undefined || text.length <= RAW_LIMIT) return value;
   return { truncated: true, preview: `${text.slice(0, RAW_LIMIT)}…`, bytes: text.length };
-}
-
-function round(usd: number): number {
-  return Math.round(usd * 1e6) / 1e6;
 }

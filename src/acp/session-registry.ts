@@ -3,7 +3,8 @@
  * @module
  */
 import type { AgentSession } from "../engine/session.ts";
-import type { Settings } from "../config/settings-schema.ts";
+import type { ApprovalMode, Settings } from "../config/settings-schema.ts";
+import type { Grant } from "./permissions/grants.ts";
 
 export interface LiveSession {
   agent: AgentSession;
@@ -11,6 +12,10 @@ export interface LiveSession {
   additionalDirectories: string[];
   /** User settings merged with the project's, as they were when the session opened. */
   settings: Settings;
+  /** The approval mode (the ACP session mode). */
+  mode: ApprovalMode;
+  /** "Always" answers the user gave in this session. */
+  grants: Grant[];
   /** The prompt turn in flight, so close and shutdown can wait for it to settle. */
   turn?: Promise<unknown>;
 }

@@ -62,6 +62,8 @@ export const SettingsSchema = v.object({
   /** Provider retries on rate limits and server errors. */
   maxRetries: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10))),
   sessionDir: v.optional(v.string()),
+  /** How long the editor has to answer a permission request before the tool is blocked. */
+  permissionTimeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(86_400))),
 });
 export type Settings = v.InferOutput<typeof SettingsSchema>;
 

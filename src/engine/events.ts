@@ -5,7 +5,7 @@
  * @module
  */
 import type { ModelMessage } from "../models/types.ts";
-import type { ToolKind, ToolLocation, ToolOutputPart } from "../tools/types.ts";
+import type { FileDiff, PlanEntry, ToolKind, ToolLocation, ToolOutputPart } from "../tools/types.ts";
 
 export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
 
@@ -26,6 +26,8 @@ export type EngineEvent =
       locations: ToolLocation[];
       input: unknown;
     }
+  /** What a pending call will change, worked out before approval. */
+  | { type: "tool_call_preview"; toolCallId: string; diff?: FileDiff; locations?: ToolLocation[] }
   | {
       type: "tool_call_update";
       toolCallId: string;
@@ -33,7 +35,16 @@ export type EngineEvent =
       content?: ToolOutputPart[];
       locations?: ToolLocation[];
       details?: Record<string, unknown>;
+      diff?: FileDiff;
+      /** For commands: how they ended. */
+      exit?: { exitCode: number | null; signal: string | null };
     }
+  /** New output of a running command since the last one (bounded). */
+  | { type: "tool_output"; toolCallId: string; delta: string }
+  /** The command runs in the editor's terminal. */
+  | { type: "tool_terminal"; toolCallId: string; terminalId: string }
+  /** The model's todo list, whole. */
+  | { type: "plan"; entries: PlanEntry[] }
   /** After every model call: tokens now in context, the window, and the session's cost so far (USD). */
   | { type: "usage"; used: number; size: number; cost?: number }
   /** Text from the agent itself rather than the model (notices, command output). */

@@ -29,6 +29,11 @@ export class SessionBusyError extends Error {
   }
 }
 
+export interface TurnOptions {
+  authorize?: ToolAuthorizer;
+  workspace?: Workspace;
+}
+
 export interface SessionTotals extends Usage {
   /** USD, when every model used had a known price. */
   cost?: number;
@@ -64,8 +69,12 @@ export class AgentSession {
     return this.#turn !== undefined;
   }
 
-  /** Runs one turn to its end. Provider failures reject (the session stays usable); cancellation resolves `cancelled`. */
-  async prompt(content: Array<TextPart | ImagePart>, emit: EventSink, authorize?: ToolAuthorizer): Promise<StopReason> {
+  /**
+   * Runs one turn to its end. Provider failures reject (the session stays
+   * usable); cancellation resolves `cancelled`. `workspace` replaces the
+   * session's own for this turn (e.g. one that reaches the prompting editor).
+   */
+  async prompt(content: Array<TextPart | ImagePart>, emit: EventSink, options: TurnOptions = {}): Promise<StopReason> {
     if (this.#turn) throw new SessionBusyError();
     const controller = new AbortController();
     this.#turn = controller;
@@ -75,13 +84,13 @@ export class AgentSession {
           model: this.model,
           system: this.systemPrompt,
           tools: this.tools,
-          workspace: this.workspace,
+          workspace: options.workspace ?? this.workspace,
           thinking: this.model.info.reasoning ? this.thinking : "off",
           maxRequests: this.maxTurnRequests,
           history: this.history,
           signal: controller.signal,
           emit,
-          ...(authorize ? { authorize } : {}),
+          ...(options.authorize ? { authorize: options.authorize } : {}),
           recordUsage: (usage) => this.#record(usage),
         },
         { role: "user", content },

@@ -1,22 +1,28 @@
 /**
- * Running one tool call: validate the arguments, ask the authorizer, run the
- * tool, and turn whatever happens into a result the model can read. Nothing
- * here throws except an abort.
+ * Running one tool call: validate the arguments, work out what it would
+ * change, ask the authorizer, run the tool, and turn whatever happens into a
+ * result the model can read. Nothing here throws except an abort.
  * @module
  */
 import * as v from "valibot";
 import type { ToolCallPart, ToolResultMessage } from "../models/types.ts";
-import type { ToolDefinition, ToolDescription, ToolResult, Workspace } from "../tools/types.ts";
-import type { EventSink } from "./events.ts";
+import type { ToolAccess, ToolDefinition, ToolDescription, ToolPreview, ToolReport, ToolResult, Workspace } from "../tools/types.ts";
+import type { EngineEvent, EventSink } from "./events.ts";
 
-/** Decides whether a described tool call may run (approval modes and rules live behind this). */
-export type ToolAuthorizer = (request: {
+export interface AuthorizationRequest {
   toolCallId: string;
   tool: ToolDefinition;
   input: unknown;
   description: ToolDescription;
+  access: ToolAccess;
+  preview?: ToolPreview;
   signal: AbortSignal;
-}) => Promise<{ allowed: true } | { allowed: false; reason: string }>;
+}
+
+export type Authorization = { allowed: true; outsideRootsApproved?: boolean } | { allowed: false; reason: string };
+
+/** Decides whether a call may run (approval modes, rules and the user's answers live behind this). */
+export type ToolAuthorizer = (request: AuthorizationRequest) => Promise<Authorization>;
 
 export interface PreparedCall {
   part: ToolCallPart;
@@ -56,40 +62,79 @@ export async function executeCall(
   context: { workspace: Workspace; signal: AbortSignal; authorize?: ToolAuthorizer; emit: EventSink },
 ): Promise<ToolResultMessage> {
   const { part, tool } = call;
+  const { emit, signal, workspace } = context;
   const fail = async (text: string): Promise<ToolResultMessage> => {
-    await context.emit({ type: "tool_call_update", toolCallId: part.id, status: "failed", content: [{ type: "text", text }] });
+    await emit({ type: "tool_call_update", toolCallId: part.id, status: "failed", content: [{ type: "text", text }] });
     return { role: "tool", toolCallId: part.id, toolName: part.name, content: [{ type: "text", text }], isError: true };
+  };
+  const failure = (error: unknown) => {
+    if (signal.aborted) throw signal.reason;
+    return fail(error instanceof Error ? error.message : String(error));
   };
   if (!tool || call.problem) return await fail(call.problem ?? `Tool ${part.name} not found.`);
 
+  const report = (event: ToolReport) => void emit(reportEvent(part.id, event));
+  let preview: ToolPreview | undefined;
+  if (tool.preview) {
+    try {
+      preview = await tool.preview(call.input, { workspace, signal, report });
+    } catch (error) {
+      return await failure(error);
+    }
+    if (preview.diff || preview.locations) {
+      await emit({ type: "tool_call_preview", toolCallId: part.id, ...preview });
+    }
+  }
+
+  let outsideRootsApproved = false;
   if (context.authorize) {
+    const access: ToolAccess = tool.access?.(call.input, workspace) ?? { class: "none" };
     const verdict = await context.authorize({
       toolCallId: part.id,
       tool,
       input: call.input,
       description: call.description,
-      signal: context.signal,
+      access,
+      ...(preview ? { preview } : {}),
+      signal,
     });
     if (!verdict.allowed) return await fail(verdict.reason);
+    outsideRootsApproved = verdict.outsideRootsApproved ?? false;
   }
-  context.signal.throwIfAborted();
-  await context.emit({ type: "tool_call_update", toolCallId: part.id, status: "in_progress" });
+  signal.throwIfAborted();
+  await emit({ type: "tool_call_update", toolCallId: part.id, status: "in_progress" });
 
   let result: ToolResult;
   try {
-    result = await tool.execute(call.input, { workspace: context.workspace, signal: context.signal });
+    result = await tool.execute(call.input, { workspace, signal, outsideRootsApproved, report });
   } catch (error) {
-    if (context.signal.aborted) throw context.signal.reason;
-    return await fail(error instanceof Error ? error.message : String(error));
+    return await failure(error);
   }
-  const status = result.isError ? "failed" : "completed";
-  await context.emit({
+  const details = result.details;
+  const exit =
+    tool.kind === "execute" && details && "exitCode" in details
+      ? { exitCode: (details.exitCode as number | null) ?? null, signal: (details.signal as string | null) ?? null }
+      : undefined;
+  await emit({
     type: "tool_call_update",
     toolCallId: part.id,
-    status,
+    status: result.isError ? "failed" : "completed",
     content: result.content,
     ...(result.locations ? { locations: result.locations } : {}),
-    ...(result.details ? { details: result.details } : {}),
+    ...(details ? { details } : {}),
+    ...(result.diff ? { diff: result.diff } : {}),
+    ...(exit ? { exit } : {}),
   });
   return { role: "tool", toolCallId: part.id, toolName: part.name, content: result.content, isError: Boolean(result.isError) };
+}
+
+function reportEvent(toolCallId: string, event: ToolReport): EngineEvent {
+  switch (event.type) {
+    case "output":
+      return { type: "tool_output", toolCallId, delta: event.delta };
+    case "terminal":
+      return { type: "tool_terminal", toolCallId, terminalId: event.terminalId };
+    case "plan":
+      return { type: "plan", entries: event.entries };
+  }
 }

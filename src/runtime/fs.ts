@@ -5,6 +5,8 @@
  */
 import fs from "node:fs/promises";
 import { constants } from "node:fs";
+import path from "node:path";
+import process from "node:process";
 
 export interface FileInfo {
   isFile: boolean;
@@ -112,6 +114,82 @@ export async function createExclusive(path: string, data: string | Uint8Array, m
     await handle.sync();
   } finally {
     await handle.close();
+  }
+}
+
+/** A file-system error carrying a POSIX-like `code`, for refusals that never reached the OS. */
+function fsError(code: string, message: string): Error {
+  return Object.assign(new Error(`${code}: ${message}`), { code });
+}
+
+/** Where a write to `target` must land: symlinks followed, so the link survives; a broken link is refused. */
+async function writeDestination(target: string): Promise<string> {
+  try {
+    return await fs.realpath(target);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+  const link = await fs.lstat(target).catch(() => undefined);
+  if (link?.isSymbolicLink()) throw fsError("ENOENT", `broken symbolic link, write '${target}'`);
+  return target;
+}
+
+/**
+ * Replaces (or creates) a file so that readers see either the old or the new
+ * content, never a mix: writes a temporary file beside it, fsyncs it and
+ * renames it over the target. Keeps the existing file's mode (0o644, less the
+ * umask, for new files), follows a symlinked target, creates missing parent
+ * directories, and removes the temporary file on any failure. Refuses a
+ * target that exists and is not a regular file (`EISDIR`, `EINVAL`) without
+ * opening it, so a FIFO or device is never blocked on or truncated.
+ */
+export async function writeFileAtomic(target: string, content: string | Uint8Array): Promise<void> {
+  const destination = await writeDestination(target);
+  const existing = await fs.stat(destination).catch((error: unknown) => {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  });
+  if (existing?.isDirectory()) throw fsError("EISDIR", `is a directory, write '${target}'`);
+  if (existing && !existing.isFile()) throw fsError("EINVAL", `not a regular file, write '${target}'`);
+
+  const directory = path.dirname(destination);
+  if (!existing) await fs.mkdir(directory, { recursive: true });
+  const suffix = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const temporary = path.join(directory, `.${path.basename(destination)}.${suffix}.tmp`);
+  const mode = existing ? existing.mode & 0o7777 : 0o644;
+
+  let handle: import("node:fs/promises").FileHandle | undefined;
+  try {
+    handle = await fs.open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, mode);
+    if (existing) {
+      // open() applies the umask; an existing file's mode is restored exactly.
+      await handle.chmod(mode);
+      // Keep the owner when we may (root editing someone's file); others cannot chown and need not.
+      if (process.getuid?.() === 0) await handle.chown(existing.uid, existing.gid).catch(() => undefined);
+    }
+    await handle.writeFile(content);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await fs.rename(temporary, destination);
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    await fs.rm(temporary, { force: true }).catch(() => undefined);
+    throw error;
+  }
+  await syncDirectory(directory);
+}
+
+/** Makes a rename durable; not every platform can open a directory, so failures are ignored. */
+async function syncDirectory(directory: string): Promise<void> {
+  let handle: import("node:fs/promises").FileHandle | undefined;
+  try {
+    handle = await fs.open(directory, "r");
+    await handle.sync();
+  } catch {
+    // Best effort (Windows cannot fsync a directory).
+  } finally {
+    await handle?.close().catch(() => undefined);
   }
 }
 

@@ -6,6 +6,7 @@ import { authRequired, invalidParams, sessionNotFound } from "../errors.ts";
 import { AUTH_METHOD_ID } from "../errors.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { methods, type AgentApp } from "../sdk.ts";
+import { configOptions, modeState } from "../session-config.ts";
 import type { AgentServices } from "../services.ts";
 
 export function registerSessionLifecycle(app: AgentApp, services: AgentServices, state: ConnectionState): void {
@@ -27,7 +28,7 @@ export function registerSessionLifecycle(app: AgentApp, services: AgentServices,
     });
     services.sessions.add(live);
     state.sessions.add(live.agent.id);
-    return { sessionId: live.agent.id };
+    return { sessionId: live.agent.id, modes: modeState(live), configOptions: configOptions(live, services) };
   });
 
   app.onRequest(methods.agent.session.close, async ({ params }) => {

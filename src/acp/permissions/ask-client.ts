@@ -1,0 +1,51 @@
+/**
+ * One `session/request_permission` round trip with the editor, bounded in
+ * time and cancelled with the turn. It never throws: every way it can go
+ * wrong becomes an outcome the caller turns into a block message.
+ * @module
+ */
+import { methods, type AgentContext, type PermissionOption, type ToolCallUpdate } from "../sdk.ts";
+
+export type AskOutcome =
+  | { outcome: "selected"; optionId: string }
+  | { outcome: "cancelled" }
+  | { outcome: "failed"; reason: string };
+
+export interface AskRequest {
+  client: AgentContext;
+  sessionId: string;
+  toolCall: ToolCallUpdate;
+  options: PermissionOption[];
+  /** The turn's signal: cancelling the turn cancels the request. */
+  signal: AbortSignal;
+  timeoutMs: number;
+}
+
+export async function askClient(request: AskRequest): Promise<AskOutcome> {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(new Error("timeout")), request.timeoutMs);
+  const cancellation = AbortSignal.any([request.signal, timeout.signal]);
+  try {
+    const response = await request.client.request(
+      methods.client.session.requestPermission,
+      { sessionId: request.sessionId, toolCall: request.toolCall, options: request.options },
+      { cancellationSignal: cancellation, stopWaitingOnCancel: true },
+    );
+    const outcome = response.outcome;
+    if (outcome.outcome === "selected") {
+      if (request.options.some((o) => o.optionId === outcome.optionId)) return outcome;
+      return { outcome: "failed", reason: `the editor chose an option that was not offered ("${outcome.optionId}")` };
+    }
+    return { outcome: "cancelled" };
+  } catch (error) {
+    if (request.signal.aborted) return { outcome: "cancelled" };
+    if (timeout.signal.aborted) {
+      const seconds = Math.round(request.timeoutMs / 1000);
+      return { outcome: "failed", reason: `the editor did not answer the permission request within ${seconds} s` };
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    return { outcome: "failed", reason: `the editor could not answer the permission request (${message})` };
+  } finally {
+    clearTimeout(timer);
+  }
+}

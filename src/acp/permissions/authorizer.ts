@@ -1,0 +1,98 @@
+/**
+ * The engine's `ToolAuthorizer` for one turn: evaluate the policy, ask the
+ * editor when it says so, and remember "always" answers on the session.
+ * @module
+ */
+import type { AuthorizationRequest, Authorization, ToolAuthorizer } from "../../engine/tool-call.ts";
+import type { AgentContext, PermissionOption, ToolCallUpdate } from "../sdk.ts";
+import type { LiveSession } from "../session-registry.ts";
+import { askClient } from "./ask-client.ts";
+import { evaluatePolicy } from "./policy.ts";
+import type { Grant } from "./grants.ts";
+
+const ALLOW_ONCE = "allow_once";
+const ALLOW_ALWAYS = "allow_always";
+const REJECT_ONCE = "reject_once";
+const REJECT_ALWAYS = "reject_always";
+
+export interface AuthorizerOptions {
+  live: LiveSession;
+  /** The connection whose prompt owns the turn: only it is asked. */
+  client: AgentContext;
+  /** Called when the user adds an "always" answer (so it can be stored with the session). */
+  onGrant?(grant: Grant): void | Promise<void>;
+}
+
+export function createAuthorizer({ live, client, onGrant }: AuthorizerOptions): ToolAuthorizer {
+  return async (request: AuthorizationRequest): Promise<Authorization> => {
+    const verdict = await evaluatePolicy({
+      toolName: request.tool.name,
+      access: request.access,
+      mode: live.mode,
+      rules: live.settings.permissionRules ?? [],
+      grants: live.grants,
+      cwd: live.agent.workspace.cwd,
+      roots: live.agent.workspace.roots,
+    });
+    if (verdict.decision === "allow") return { allowed: true, outsideRootsApproved: verdict.outside };
+    if (verdict.decision === "deny") return { allowed: false, reason: verdict.reason };
+
+    const options: PermissionOption[] = [
+      { optionId: ALLOW_ONCE, name: "Allow once", kind: "allow_once" },
+      ...(verdict.offer.allow ? [{ optionId: ALLOW_ALWAYS, name: verdict.offer.allow.label, kind: "allow_always" as const }] : []),
+      { optionId: REJECT_ONCE, name: "Reject", kind: "reject_once" },
+      { optionId: REJECT_ALWAYS, name: verdict.offer.reject.label, kind: "reject_always" },
+    ];
+    const answer = await askClient({
+      client,
+      sessionId: live.agent.id,
+      toolCall: permissionToolCall(request),
+      options,
+      signal: request.signal,
+      timeoutMs: (live.settings.permissionTimeoutSeconds ?? 600) * 1000,
+    });
+    switch (answer.outcome) {
+      case "cancelled":
+        return { allowed: false, reason: "The permission request was cancelled; the tool was not run." };
+      case "failed":
+        return {
+          allowed: false,
+          reason: `Not run: ${answer.reason}. Ask the user to approve it again, or to change the session's mode.`,
+        };
+      case "selected":
+        break;
+    }
+    const remember = async (grant: Grant | undefined) => {
+      if (!grant) return;
+      live.grants.push(grant);
+      await onGrant?.(grant);
+    };
+    switch (answer.optionId) {
+      case ALLOW_ALWAYS:
+        await remember(verdict.offer.allow);
+        return { allowed: true, outsideRootsApproved: verdict.outside };
+      case ALLOW_ONCE:
+        return { allowed: true, outsideRootsApproved: verdict.outside };
+      case REJECT_ALWAYS:
+        await remember(verdict.offer.reject);
+        return { allowed: false, reason: `The user rejected this (${verdict.offer.reject.label}). Do not retry it; ask the user how to proceed.` };
+      default:
+        return { allowed: false, reason: "The user rejected this tool call. Do not retry it; ask the user how to proceed." };
+    }
+  };
+}
+
+/** What the editor shows while asking: title, kind, locations and, for edits, the diff. */
+function permissionToolCall(request: AuthorizationRequest): ToolCallUpdate {
+  const locations = request.preview?.locations ?? request.description.locations;
+  const diff = request.preview?.diff;
+  return {
+    toolCallId: request.toolCallId,
+    title: request.description.title,
+    kind: request.tool.kind,
+    status: "pending",
+    locations: locations.map((l) => (l.line === undefined ? { path: l.path } : { path: l.path, line: l.line })),
+    rawInput: request.input,
+    ...(diff ? { content: [{ type: "diff", path: diff.path, oldText: diff.oldText, newText: diff.newText }] } : {}),
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * Permission rules from settings: `allow`, `ask` or `deny` by path prefix
+ * (optionally only for some tools) or by command prefix (for `bash`). The
+ * longest matching rule wins; on a tie `deny` beats `ask` beats `allow`.
+ * @module
+ */
+import type { PermissionRule } from "../../config/settings-schema.ts";
+import { expandTilde } from "../../config/home.ts";
+import { resolve } from "../../runtime/path.ts";
+import { isWithin } from "../../tools/paths.ts";
+import { commandStartsWith } from "./command-line.ts";
+
+export type RuleAction = PermissionRule["action"];
+
+export interface RuleMatch {
+  rule: PermissionRule;
+  /** How specific the match is (length of the matched prefix). */
+  length: number;
+}
+
+const strength: Record<RuleAction, number> = { allow: 0, ask: 1, deny: 2 };
+
+/** The stronger of two actions (`deny` > `ask` > `allow`). */
+export function strongerAction(a: RuleAction, b: RuleAction): RuleAction {
+  return strength[a] >= strength[b] ? a : b;
+}
+
+function appliesToTool(rule: PermissionRule, tool: string, defaultTools?: readonly string[]): boolean {
+  const tools = rule.tools ?? defaultTools;
+  return tools === undefined || tools.includes(tool);
+}
+
+/** Length of the part of `target` the rule path covers, or undefined when it does not cover it. */
+export function pathRuleLength(rulePath: string, target: string, cwd: string): number | undefined {
+  const wildcard = rulePath.endsWith("*");
+  const base = resolve(cwd, expandTilde(wildcard ? rulePath.slice(0, -1) : rulePath));
+  if (wildcard) {
+    const raw = rulePath.slice(0, -1).endsWith("/") ? `${base}/` : base;
+    return target.startsWith(raw) ? raw.length : undefined;
+  }
+  return isWithin(target, base) ? base.length : undefined;
+}
+
+/** Picks the winner among matches: longest first, then the stronger action. */
+function best(matches: RuleMatch[]): RuleMatch | undefined {
+  let winner: RuleMatch | undefined;
+  for (const match of matches) {
+    if (
+      !winner ||
+      match.length > winner.length ||
+      (match.length === winner.length && strength[match.rule.action] > strength[winner.rule.action])
+    ) {
+      winner = match;
+    }
+  }
+  return winner;
+}
+
+/** The rule deciding a file tool's access to one path (checked against each of its spellings). */
+export function matchPathRules(rules: readonly PermissionRule[], tool: string, spellings: readonly string[], cwd: string): RuleMatch | undefined {
+  const matches: RuleMatch[] = [];
+  for (const rule of rules) {
+    if (!rule.path || !appliesToTool(rule, tool)) continue;
+    for (const target of spellings) {
+      const length = pathRuleLength(rule.path, target, cwd);
+      if (length !== undefined) matches.push({ rule, length });
+    }
+  }
+  return best(matches);
+}
+
+/** The rule deciding one simple command of a command line. */
+export function matchCommandRules(rules: readonly PermissionRule[], tool: string, segment: string): RuleMatch | undefined {
+  const matches: RuleMatch[] = [];
+  for (const rule of rules) {
+    if (!rule.command || !appliesToTool(rule, tool, ["bash"])) continue;
+    if (commandStartsWith(segment, rule.command)) matches.push({ rule, length: rule.command.trim().length });
+  }
+  return best(matches);
+}
+
+/** A rule as people read it in messages: `deny path "secrets/" (read)`. */
+export function describeRule(rule: PermissionRule): string {
+  const what = rule.command ? `command "${rule.command}"` : `path "${rule.path}"`;
+  const tools = rule.tools ? ` (${rule.tools.join(", ")})` : "";
+  return `${rule.action} ${what}${tools}`;
+}

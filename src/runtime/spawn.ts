@@ -1,0 +1,217 @@
+/**
+ * Running a shell command as its own process group, with stdout and stderr
+ * merged into one stream, and a temp file for output too big to keep.
+ * `node:child_process` behaves the same on Node, Bun and Deno for what is
+ * used here (detached = new session and process group, negative-pid kill).
+ * @module
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import process from "node:process";
+
+export interface SpawnShellOptions {
+  command: string;
+  cwd: string;
+  /** The whole environment of the command; defaults to this process's. */
+  env?: Record<string, string>;
+  /** Absolute path of a POSIX shell; defaults to `defaultShell()`. */
+  shell?: string;
+}
+
+export interface ShellExit {
+  code: number | null;
+  signal: string | null;
+}
+
+export type KillSignal = "SIGTERM" | "SIGKILL";
+
+/** A running command. Its output must be read (or closed) or the command blocks once the pipe is full. */
+export interface ShellProcess {
+  readonly pid: number;
+  /** stdout and stderr merged, in the order the command wrote them; ends at EOF or `closeOutput()`. */
+  readonly output: AsyncIterable<Uint8Array>;
+  /** Settles when the shell itself has exited (its children may live on). */
+  readonly exited: Promise<ShellExit>;
+  /** Signals the whole process group; falls back to the shell alone. */
+  killTree(signal?: KillSignal): void;
+  /** Whether any process of the group still exists (zombies included). */
+  treeAlive(): boolean;
+  /** Stops reading: for children that keep the pipe open after the shell exited. Queued chunks are still delivered. */
+  closeOutput(): void;
+}
+
+const SH_LIKE = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash"]);
+/** Reading pauses while this much output waits for the consumer, so a slow consumer blocks the command, not memory. */
+const QUEUE_HIGH_WATER = 1024 * 1024;
+const QUEUE_LOW_WATER = 256 * 1024;
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let cachedShell: string | undefined;
+
+/** `$SHELL` when it is a POSIX-style shell, else `/bin/bash` when present, else `/bin/sh`. */
+export function defaultShell(): string {
+  if (cachedShell) return cachedShell;
+  const user = process.env.SHELL;
+  if (user && path.isAbsolute(user) && SH_LIKE.has(path.basename(user)) && isExecutable(user)) cachedShell = user;
+  else cachedShell = isExecutable("/bin/bash") ? "/bin/bash" : "/bin/sh";
+  return cachedShell;
+}
+
+/**
+ * Starts `<shell> -c command` in `cwd`, leading its own process group, stdin closed.
+ * Rejects when the process cannot start (missing cwd or shell).
+ */
+export async function spawnShell(options: SpawnShellOptions): Promise<ShellProcess> {
+  const shell = options.shell ?? defaultShell();
+  // /bin/sh points the shell's stderr at its stdout and execs it (same pid): one pipe keeps the exact write order.
+  const child = spawn("/bin/sh", ["-c", 'exec "$0" -c "$1" 2>&1', shell, options.command], {
+    cwd: options.cwd,
+    ...(options.env ? { env: options.env } : {}),
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<ShellExit>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code, signal) => resolve({ code, signal: signal ?? null }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once("spawn", resolve);
+    exited.catch(reject);
+  });
+  exited.catch(() => {}); // after a successful start an 'error' only means a failed kill
+  const pid = child.pid as number;
+  const output = mergedOutput(child);
+  return {
+    pid,
+    output: output.iterable,
+    exited,
+    killTree(signal = "SIGTERM") {
+      try {
+        process.kill(-pid, signal);
+      } catch (error) {
+        if ((error as { code?: string }).code === "ESRCH") return;
+        try {
+          child.kill(signal);
+        } catch {
+          // already gone
+        }
+      }
+    },
+    treeAlive() {
+      try {
+        process.kill(-pid, 0);
+        return true;
+      } catch (error) {
+        return (error as { code?: string }).code === "EPERM";
+      }
+    },
+    closeOutput: output.close,
+  };
+}
+
+/** One async queue over both pipes, pausing them while the consumer is behind. */
+function mergedOutput(child: ChildProcess): { iterable: AsyncIterable<Uint8Array>; close(): void } {
+  const streams = [child.stdout, child.stderr].filter((s) => s !== null);
+  const queue: Uint8Array[] = [];
+  let queued = 0;
+  let open = streams.length;
+  let closed = false;
+  let paused = false;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  for (const stream of streams) {
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      open--;
+      notify();
+    };
+    stream.on("data", (chunk: Uint8Array) => {
+      if (closed) return;
+      queue.push(chunk);
+      queued += chunk.byteLength;
+      if (!paused && queued > QUEUE_HIGH_WATER) {
+        paused = true;
+        for (const s of streams) s.pause();
+      }
+      notify();
+    });
+    stream.once("end", end);
+    stream.once("close", end);
+    stream.once("error", end);
+  }
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    for (const s of streams) s.destroy();
+    notify();
+  };
+
+  const iterator: AsyncIterator<Uint8Array> = {
+    async next() {
+      for (;;) {
+        const chunk = queue.shift();
+        if (chunk) {
+          queued -= chunk.byteLength;
+          if (paused && queued < QUEUE_LOW_WATER && !closed) {
+            paused = false;
+            for (const s of streams) s.resume();
+          }
+          return { value: chunk, done: false };
+        }
+        if (closed || open === 0) return { value: undefined, done: true };
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    },
+    async return() {
+      close();
+      queue.length = 0;
+      return { value: undefined, done: true };
+    },
+  };
+  return { iterable: { [Symbol.asyncIterator]: () => iterator }, close };
+}
+
+/** An append-only file for output that does not fit in memory. */
+export interface TempFile {
+  readonly path: string;
+  append(bytes: Uint8Array): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Creates `<tmpdir>/<prefix><random hex>.log`, readable only by this user. */
+export async function createTempFile(prefix: string): Promise<TempFile> {
+  const random = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const file = path.join(os.tmpdir(), `${prefix}${random}.log`);
+  const handle = await fs.open(file, "wx", 0o600);
+  let closed = false;
+  return {
+    path: file,
+    async append(bytes) {
+      await handle.appendFile(bytes);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await handle.close();
+    },
+  };
+}

@@ -163,9 +163,10 @@ export async function writeFileAtomic(target: string, content: string | Uint8Arr
     handle = await fs.open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, mode);
     if (existing) {
       // open() applies the umask; an existing file's mode is restored exactly.
-      await handle.chmod(mode);
+      // Path-based calls: every runtime's FileHandle has writeFile/sync, not all have chmod/chown.
+      await fs.chmod(temporary, mode);
       // Keep the owner when we may (root editing someone's file); others cannot chown and need not.
-      if (process.getuid?.() === 0) await handle.chown(existing.uid, existing.gid).catch(() => undefined);
+      if (process.getuid?.() === 0) await fs.chown(temporary, existing.uid, existing.gid).catch(() => undefined);
     }
     await handle.writeFile(content);
     await handle.sync();

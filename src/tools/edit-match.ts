@@ -42,9 +42,19 @@ function isTrailingSpace(code: number): boolean {
   return (code < 0x80 ? code === 0x0b || code === 0x0c || code === 0x0d : WHITESPACE.test(String.fromCharCode(code)));
 }
 
+// Per-BMP-code-point answers (0 unknown, 1 no, 2 yes): the regex is the slow part on large files.
+const continuationCache = new Uint8Array(0x10000);
+
 function isContinuation(text: string, at: number): boolean {
   const code = text.codePointAt(at)!;
-  return code >= 0x300 && CONTINUATION.test(String.fromCodePoint(code));
+  if (code < 0x300) return false;
+  if (code > 0xffff) return CONTINUATION.test(String.fromCodePoint(code));
+  let known = continuationCache[code]!;
+  if (known === 0) {
+    known = CONTINUATION.test(String.fromCharCode(code)) ? 2 : 1;
+    continuationCache[code] = known;
+  }
+  return known === 2;
 }
 
 /**
@@ -54,16 +64,30 @@ function isContinuation(text: string, at: number): boolean {
  * of the original it came from.
  */
 export function normalizeForMatch(text: string): NormalizedText {
-  const units: number[] = [];
-  const from: number[] = [];
-  const to: number[] = [];
-  const trimLine = () => {
-    while (units.length > 0 && isTrailingSpace(units[units.length - 1]!)) {
-      units.pop();
-      from.pop();
-      to.pop();
+  // Typed arrays grown on demand: plain arrays of numbers made large files slow.
+  let capacity = text.length + 16;
+  let units = new Uint16Array(capacity);
+  let from = new Int32Array(capacity);
+  let to = new Int32Array(capacity);
+  let length = 0;
+  const push = (unit: number, start: number, end: number) => {
+    if (length === capacity) {
+      capacity *= 2;
+      const [u, f, t] = [new Uint16Array(capacity), new Int32Array(capacity), new Int32Array(capacity)];
+      u.set(units);
+      f.set(from);
+      t.set(to);
+      [units, from, to] = [u, f, t];
     }
+    if (unit === 0x0a) while (length > 0 && isTrailingSpace(units[length - 1]!)) length--;
+    units[length] = unit;
+    from[length] = start;
+    to[length] = end;
+    length++;
   };
+  // Files repeat the same few non-ASCII characters; normalise each distinct one once.
+  const segments = new Map<string, string>();
+  let surrogates = false;
   let i = 0;
   while (i < text.length) {
     const start = i;
@@ -71,27 +95,44 @@ export function normalizeForMatch(text: string): NormalizedText {
     if (code < 0x80 && !(i + 1 < text.length && text.charCodeAt(i + 1) >= 0x300 && isContinuation(text, i + 1))) {
       // ASCII is NFKC-stable and untouched by the character map.
       i++;
-      if (code === 0x0a) trimLine();
-      units.push(code);
-      from.push(start);
-      to.push(i);
+      if (code === 0x0a || length === capacity) {
+        push(code, start, i);
+      } else {
+        units[length] = code;
+        from[length] = start;
+        to[length] = i;
+        length++;
+      }
       continue;
     }
     i += code >= 0xd800 && code <= 0xdbff && i + 1 < text.length ? 2 : 1;
     while (i < text.length && isContinuation(text, i)) i += text.codePointAt(i)! > 0xffff ? 2 : 1;
-    const normalized = text.slice(start, i).normalize("NFKC");
+    const segment = text.slice(start, i);
+    let normalized = segments.get(segment);
+    if (normalized === undefined) {
+      normalized = "";
+      for (const char of segment.normalize("NFKC")) normalized += String.fromCharCode(mapChar(char.charCodeAt(0))) + char.slice(1);
+      segments.set(segment, normalized);
+    }
     for (let k = 0; k < normalized.length; k++) {
-      const unit = mapChar(normalized.charCodeAt(k));
-      if (unit === 0x0a) trimLine();
-      units.push(unit);
-      from.push(start);
-      to.push(i);
+      const unit = normalized.charCodeAt(k);
+      if (unit >= 0xd800 && unit <= 0xdfff) surrogates = true;
+      push(unit, start, i);
     }
   }
-  trimLine();
+  while (length > 0 && isTrailingSpace(units[length - 1]!)) length--;
+  return { text: unitsToString(units.subarray(0, length), surrogates), from: from.slice(0, length), to: to.slice(0, length) };
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+function unitsToString(units: Uint16Array, surrogates: boolean): string {
+  // The decoder is much faster, but it reads bytes (so only on little-endian
+  // hosts) and would turn a lone surrogate into U+FFFD.
+  if (!surrogates && LITTLE_ENDIAN) return new TextDecoder("utf-16le").decode(units);
   let out = "";
-  for (let k = 0; k < units.length; k += 0x8000) out += String.fromCharCode(...units.slice(k, k + 0x8000));
-  return { text: out, from: Int32Array.from(from), to: Int32Array.from(to) };
+  for (let k = 0; k < units.length; k += 0x8000) out += String.fromCharCode(...units.subarray(k, k + 0x8000));
+  return out;
 }
 
 /** How many times `needle` occurs in `haystack`, overlapping occurrences included (each is a different place). */

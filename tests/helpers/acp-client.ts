@@ -4,6 +4,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import type { AgentProcess } from "./agent-process.ts";
+import { readTextFile, writeTextFile, type EditorFs, type EditorTerminals } from "./editor-capabilities.ts";
 
 export type PermissionAnswer = (params: acp.RequestPermissionRequest) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
 
@@ -19,8 +20,11 @@ export interface TestClient {
 }
 
 export interface ClientOptions {
-  capabilities?: acp.ClientCapabilities;
   onPermission?: PermissionAnswer;
+  /** Serve `fs/*` requests (the client must also advertise them at initialize). */
+  fs?: EditorFs;
+  /** Serve `terminal/*` requests. */
+  terminals?: EditorTerminals;
 }
 
 export function connectClient(agentProcess: AgentProcess, options: ClientOptions = {}): TestClient {
@@ -40,6 +44,18 @@ export function connectClient(agentProcess: AgentProcess, options: ClientOptions
     .onRequest(acp.methods.client.session.requestPermission, async ({ params }) =>
       options.onPermission ? await options.onPermission(params) : { outcome: { outcome: "cancelled" } },
     );
+  const { fs, terminals } = options;
+  if (fs) {
+    app.onRequest(acp.methods.client.fs.readTextFile, ({ params }) => readTextFile(fs, params));
+    app.onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => writeTextFile(fs, params));
+  }
+  if (terminals) {
+    app.onRequest(acp.methods.client.terminal.create, ({ params }) => terminals.create(params));
+    app.onRequest(acp.methods.client.terminal.output, ({ params }) => terminals.output(params));
+    app.onRequest(acp.methods.client.terminal.waitForExit, ({ params }) => terminals.waitForExit(params));
+    app.onRequest(acp.methods.client.terminal.kill, ({ params }) => terminals.kill(params));
+    app.onRequest(acp.methods.client.terminal.release, ({ params }) => terminals.release(params));
+  }
   const connection = app.connect({ readable: byStream.readable.pipeThrough(tap), writable: byStream.writable });
   return {
     agent: connection.agent,

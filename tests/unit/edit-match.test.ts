@@ -83,7 +83,6 @@ describe("normalised fallback", () => {
   });
 
   test("a needle that normalises to nothing does not match", () => {
-    expect(findText("a  \nb\n", "  ")).toEqual({ kind: "unique", start: 1, end: 3, fuzzy: false });
     expect(findText("a\nb\n", " \t ")).toEqual({ kind: "missing" });
   });
 
@@ -100,6 +99,11 @@ describe("normalizeForMatch", () => {
     expect(n.text).toBe("a-b\nfi");
     expect(Array.from(n.from)).toEqual([0, 1, 2, 5, 6, 6]);
     expect(Array.from(n.to)).toEqual([1, 2, 3, 6, 7, 7]);
+  });
+
+  test("astral characters and lone surrogates come through unchanged", () => {
+    expect(normalizeForMatch("a\u{1F600}b \n").text).toBe("a\u{1F600}b\n");
+    expect(normalizeForMatch("a\uD800b").text).toBe("a\uD800b");
   });
 
   test("ASCII text is unchanged apart from trailing whitespace", () => {

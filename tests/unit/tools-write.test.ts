@@ -1,0 +1,240 @@
+import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import fsp from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import * as v from "valibot";
+import * as rfs from "../../src/runtime/fs.ts";
+import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
+import { ToolError, type ToolContext, type ToolResult, type Workspace } from "../../src/tools/types.ts";
+import { writeTool } from "../../src/tools/write.ts";
+
+let base: string;
+let root: string;
+let outside: string;
+let workspace: Workspace;
+
+beforeAll(async () => {
+  base = mkdtempSync(join(realpathSync(tmpdir()), "acp-write-"));
+  root = join(base, "proj");
+  outside = join(base, "outside");
+  mkdirSync(join(root, "dir"), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(outside, "secret.txt"), "secret\n");
+  symlinkSync(outside, join(root, "dir-out"));
+  execFileSync("mkfifo", [join(root, "pipe")]);
+  workspace = await createLocalWorkspace(root, []);
+});
+
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+const context = (extra: Partial<ToolContext> = {}): ToolContext => ({ workspace, signal: new AbortController().signal, ...extra });
+const run = (path: string, content: string, extra: Partial<ToolContext> = {}) =>
+  writeTool.execute(v.parse(writeTool.schema, { path, content }), context(extra));
+const textOf = (result: ToolResult) => (result.content[0] as { type: "text"; text: string }).text;
+
+async function failure(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ToolError);
+    return (error as Error).message;
+  }
+  throw new Error("expected the call to fail");
+}
+
+describe("write", () => {
+  test("creates a new file and its parent directories", async () => {
+    const result = await run("new/deep/file.txt", "héllo ✓\n");
+    const path = join(root, "new", "deep", "file.txt");
+    expect(readFileSync(path, "utf8")).toBe("héllo ✓\n");
+    // UTF-8 bytes, not characters: é is 2, ✓ is 3.
+    expect(textOf(result)).toBe("Successfully wrote 11 bytes to new/deep/file.txt");
+    expect(result.details).toEqual({ path, bytes: 11, created: true });
+    expect(result.diff).toEqual({ path, oldText: null, newText: "héllo ✓\n" });
+    expect(result.locations).toEqual([{ path, line: 1 }]);
+    expect(statSync(path).mode & 0o777).toBe(0o644 & ~process.umask());
+  });
+
+  test("overwrites, reporting the previous content in the diff", async () => {
+    const path = join(root, "over.txt");
+    writeFileSync(path, "old\n");
+    const result = await run("over.txt", "new\n");
+    expect(readFileSync(path, "utf8")).toBe("new\n");
+    expect(result.details).toEqual({ path, bytes: 4, created: false });
+    expect(result.diff).toEqual({ path, oldText: "old\n", newText: "new\n" });
+  });
+
+  test("keeps the mode of the file it replaces", async () => {
+    const path = join(root, "script.sh");
+    writeFileSync(path, "#!/bin/sh\n");
+    chmodSync(path, 0o750);
+    await run("script.sh", "#!/bin/sh\necho hi\n");
+    expect(statSync(path).mode & 0o7777).toBe(0o750);
+    chmodSync(path, 0o600);
+    await run("script.sh", "#!/bin/sh\n");
+    expect(statSync(path).mode & 0o7777).toBe(0o600);
+    // Bits a typical umask (022) would strip from a freshly created file.
+    chmodSync(path, 0o666);
+    await run("script.sh", "#!/bin/sh\necho\n");
+    expect(statSync(path).mode & 0o7777).toBe(0o666);
+  });
+
+  test("writes through a symlink to a file inside the roots, keeping the link", async () => {
+    writeFileSync(join(root, "target.txt"), "t\n");
+    symlinkSync(join(root, "target.txt"), join(root, "alias.txt"));
+    await run("alias.txt", "via link\n");
+    expect(lstatSync(join(root, "alias.txt")).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(join(root, "alias.txt"))).toBe(join(root, "target.txt"));
+    expect(readFileSync(join(root, "target.txt"), "utf8")).toBe("via link\n");
+  });
+
+  test("refuses a directory", async () => {
+    expect(await failure(run("dir", "x"))).toBe("dir is a directory; cannot write it.");
+  });
+
+  test("refuses a FIFO without opening it", async () => {
+    expect(await failure(run("pipe", "x"))).toBe("pipe is not a regular file; refusing to write it.");
+    expect(lstatSync(join(root, "pipe")).isFIFO()).toBe(true);
+  });
+
+  test("refuses a device even when reaching outside the roots is approved", async () => {
+    expect(await failure(run("/dev/null", "x", { outsideRootsApproved: true }))).toBe(
+      "/dev/null is not a regular file; refusing to write it.",
+    );
+  });
+
+  test("refuses content over 16 MiB", async () => {
+    const big = "x".repeat(16 * 1024 * 1024 + 1);
+    expect(await failure(run("big.txt", big))).toBe("Content is 16.1 MiB; the limit for one write is 16 MiB.");
+    expect(readdirSync(root)).not.toContain("big.txt");
+  });
+
+  test("refuses paths that leave the roots through .. or a symlinked directory", async () => {
+    expect(await failure(run("../outside/x.txt", "x"))).toBe(
+      `Path "../outside/x.txt" is outside the session's directories (${workspace.roots[0]}). Only files under them can be written.`,
+    );
+    expect(await failure(run("dir-out/secret.txt", "pwned"))).toBe(
+      `Path "dir-out/secret.txt" is outside the session's directories (${workspace.roots[0]}). Only files under them can be written.`,
+    );
+    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("secret\n");
+    expect(readdirSync(outside)).toEqual(["secret.txt"]);
+  });
+
+  test("writes outside the roots once approved", async () => {
+    const result = await run("../outside/ok.txt", "fine\n", { outsideRootsApproved: true });
+    expect(readFileSync(join(outside, "ok.txt"), "utf8")).toBe("fine\n");
+    expect(textOf(result)).toBe(`Successfully wrote 5 bytes to ${join(outside, "ok.txt")}`);
+  });
+
+  test("a cancelled call writes nothing", async () => {
+    const controller = new AbortController();
+    controller.abort(new Error("cancelled"));
+    await expect(run("cancelled.txt", "x", { signal: controller.signal })).rejects.toThrow("cancelled");
+    expect(readdirSync(root)).not.toContain("cancelled.txt");
+  });
+
+  test("leaves no temporary files behind", () => {
+    const leftovers = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() && !e.isSymbolicLink() ? leftovers(join(dir, e.name)) : e.name.endsWith(".tmp") ? [e.name] : [],
+      );
+    expect(leftovers(root)).toEqual([]);
+  });
+});
+
+describe("write: preview", () => {
+  test("returns the diff and writes nothing", async () => {
+    const path = join(root, "preview.txt");
+    writeFileSync(path, "before\n");
+    const preview = await writeTool.preview!({ path: "preview.txt", content: "after\n" }, context());
+    expect(preview).toEqual({ diff: { path, oldText: "before\n", newText: "after\n" }, locations: [{ path, line: 1 }] });
+    expect(readFileSync(path, "utf8")).toBe("before\n");
+    const fresh = await writeTool.preview!({ path: "fresh/file.txt", content: "x" }, context());
+    expect(fresh.diff).toEqual({ path: join(root, "fresh", "file.txt"), oldText: null, newText: "x" });
+    expect(readdirSync(root)).not.toContain("fresh");
+  });
+
+  test("does not read outside the roots before approval", async () => {
+    const preview = await writeTool.preview!({ path: "../outside/secret.txt", content: "x" }, context());
+    expect(preview).toEqual({ locations: [{ path: join(outside, "secret.txt"), line: 1 }] });
+  });
+
+  test("throws the same refusals as execute", async () => {
+    expect(await failure(writeTool.preview!({ path: "dir", content: "x" }, context()))).toBe("dir is a directory; cannot write it.");
+  });
+});
+
+describe("write: describe and access", () => {
+  test("title, kind, locations and access", () => {
+    const input = { path: "src/app.ts", content: "" };
+    expect(writeTool.describe(input, workspace)).toEqual({ title: "Write src/app.ts", locations: [{ path: join(root, "src", "app.ts") }] });
+    expect(writeTool.kind).toBe("edit");
+    expect(writeTool.access!(input, workspace)).toEqual({ class: "edit", paths: [join(root, "src", "app.ts")] });
+  });
+});
+
+describe("writeFileAtomic", () => {
+  let renameSpy: ReturnType<typeof spyOn> | undefined;
+  afterEach(() => {
+    renameSpy?.mockRestore();
+    renameSpy = undefined;
+  });
+
+  test("a failing rename leaves the old content and no temporary file", async () => {
+    const dir = join(base, "atomic");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "f.txt"), "old content\n");
+    renameSpy = spyOn(fsp, "rename").mockImplementation(async () => {
+      throw Object.assign(new Error("EIO: simulated rename failure"), { code: "EIO" });
+    });
+    await expect(rfs.writeFileAtomic(join(dir, "f.txt"), "new content\n")).rejects.toThrow("EIO: simulated rename failure");
+    expect(readFileSync(join(dir, "f.txt"), "utf8")).toBe("old content\n");
+    expect(readdirSync(dir)).toEqual(["f.txt"]);
+  });
+
+  test("the tool reports a failed write as a ToolError and keeps the file", async () => {
+    const path = join(root, "keep.txt");
+    writeFileSync(path, "keep\n");
+    renameSpy = spyOn(fsp, "rename").mockImplementation(async () => {
+      throw Object.assign(new Error("EIO: simulated rename failure"), { code: "EIO" });
+    });
+    expect(await failure(run("keep.txt", "lost\n"))).toBe("Could not write keep.txt: EIO: simulated rename failure");
+    expect(readFileSync(path, "utf8")).toBe("keep\n");
+    expect(readdirSync(root).filter((n) => n.includes("keep.txt"))).toEqual(["keep.txt"]);
+  });
+
+  test("refuses directories and FIFOs with a code, without blocking", async () => {
+    await expect(rfs.writeFileAtomic(join(root, "dir"), "x")).rejects.toMatchObject({ code: "EISDIR" });
+    await expect(rfs.writeFileAtomic(join(root, "pipe"), "x")).rejects.toMatchObject({ code: "EINVAL" });
+    expect(lstatSync(join(root, "pipe")).isFIFO()).toBe(true);
+  });
+
+  test("refuses a broken symlink instead of replacing it", async () => {
+    const link = join(base, "dangling");
+    symlinkSync(join(base, "nowhere", "x"), link);
+    await expect(rfs.writeFileAtomic(link, "x")).rejects.toMatchObject({ code: "ENOENT" });
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+  });
+
+  test("writes bytes and creates parents", async () => {
+    const path = join(base, "bytes", "a", "b.bin");
+    await rfs.writeFileAtomic(path, new Uint8Array([0, 1, 2, 255]));
+    expect(Array.from(readFileSync(path))).toEqual([0, 1, 2, 255]);
+  });
+});

@@ -14,7 +14,7 @@ import type { ModelMessage, ThinkingLevel } from "../models/types.ts";
 import { isAbsolute } from "../runtime/path.ts";
 import { statOrUndefined } from "../runtime/fs.ts";
 import { createLocalWorkspace } from "../tools/local-workspace.ts";
-import { readOnlyTools } from "../tools/read-only.ts";
+import { builtinTools } from "../tools/builtin.ts";
 import { authRequired, internalError, invalidParams } from "./errors.ts";
 import type { AgentServices } from "./services.ts";
 import type { LiveSession } from "./session-registry.ts";
@@ -66,7 +66,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   const model = await services.registry.createClient(choice);
 
   const workspace = await createLocalWorkspace(request.cwd, extra);
-  const tools = readOnlyTools;
+  const tools = builtinTools;
   const contextFiles = await loadContextFiles(services.config.home, request.cwd);
   const systemPrompt = buildSystemPrompt({ tools, contextFiles, cwd: request.cwd, additionalDirectories: extra, date: new Date() });
 

@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import process from "node:process";
 
+/** What to run and where. */
 export interface SpawnShellOptions {
   command: string;
   cwd: string;
@@ -21,11 +22,13 @@ export interface SpawnShellOptions {
   shell?: string;
 }
 
+/** How the shell ended: a code, or the signal that killed it. */
 export interface ShellExit {
   code: number | null;
   signal: string | null;
 }
 
+/** Signals `killTree` sends. */
 export type KillSignal = "SIGTERM" | "SIGKILL";
 
 /** A running command. Its output must be read (or closed) or the command blocks once the pipe is full. */
@@ -45,8 +48,8 @@ export interface ShellProcess {
 
 const SH_LIKE = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash"]);
 /** Reading pauses while this much output waits for the consumer, so a slow consumer blocks the command, not memory. */
-const QUEUE_HIGH_WATER = 1024 * 1024;
-const QUEUE_LOW_WATER = 256 * 1024;
+const QUEUE_HIGH_WATER = 256 * 1024;
+const QUEUE_LOW_WATER = 64 * 1024;
 
 function isExecutable(file: string): boolean {
   try {
@@ -81,15 +84,15 @@ export async function spawnShell(options: SpawnShellOptions): Promise<ShellProce
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const exited = new Promise<ShellExit>((resolve, reject) => {
-    child.once("error", reject);
+  const exited = new Promise<ShellExit>((resolve) => {
     child.once("exit", (code, signal) => resolve({ code, signal: signal ?? null }));
   });
   await new Promise<void>((resolve, reject) => {
     child.once("spawn", resolve);
-    exited.catch(reject);
+    child.once("error", reject);
   });
-  exited.catch(() => {}); // after a successful start an 'error' only means a failed kill
+  // After a successful start an 'error' only means a failed kill; without a listener it would crash the process.
+  child.on("error", () => {});
   const pid = child.pid as number;
   const output = mergedOutput(child);
   return {

@@ -6,7 +6,7 @@
  */
 import { statOrUndefined } from "../runtime/fs.ts";
 import { spawnShell, type ShellExit } from "../runtime/spawn.ts";
-import { OutputBuffer } from "./output-buffer.ts";
+import { OutputBuffer, type OutputSummary } from "./output-buffer.ts";
 import { truncateTail, utf8Length } from "./truncate.ts";
 import type { ExecRequest, ExecResult } from "./types.ts";
 
@@ -18,9 +18,12 @@ export const MAX_DELTA_BYTES = 16 * 1024;
 const KILL_GRACE_MS = 2000;
 /** How long to keep reading after the shell exited while a child it left behind holds the pipe open. */
 const DRAIN_MS = 500;
+/** setTimeout's ceiling; longer timeouts would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Room left in a delta for the skip marker. */
 const MARKER_RESERVE = 64;
 
+/** Knobs for tests and future settings; `Workspace.exec` uses the defaults. */
 export interface LocalExecOptions {
   /** Absolute path of the shell (default: `$SHELL` if POSIX-like, else bash, else sh). */
   shell?: string;
@@ -106,6 +109,7 @@ export async function runLocalCommand(request: ExecRequest, options: LocalExecOp
   const killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
   let stop: "timeout" | "cancel" | undefined;
   let shellExited = false;
+  let escalation: ReturnType<typeof setTimeout> | undefined;
   const terminate = (reason: "timeout" | "cancel") => {
     if (shellExited) {
       // The command is done; only a child it left behind still writes. Stop listening to it.
@@ -115,15 +119,15 @@ export async function runLocalCommand(request: ExecRequest, options: LocalExecOp
     if (stop) return;
     stop = reason;
     child.killTree("SIGTERM");
-    // Not cleared on purpose: a child that ignores SIGTERM must not outlive the call by more than the grace.
-    setTimeout(() => {
+    // Kept past the result while the group lives: a child ignoring SIGTERM must not outlive the call by more than the grace.
+    escalation = setTimeout(() => {
       if (child.treeAlive()) child.killTree("SIGKILL");
     }, killGraceMs);
   };
   const onAbort = () => terminate("cancel");
   signal.addEventListener("abort", onAbort, { once: true });
   const timeout =
-    request.timeoutMs !== undefined && request.timeoutMs > 0
+    request.timeoutMs !== undefined && request.timeoutMs > 0 && request.timeoutMs <= MAX_TIMER_MS
       ? setTimeout(() => terminate("timeout"), request.timeoutMs)
       : undefined;
 
@@ -145,13 +149,9 @@ export async function runLocalCommand(request: ExecRequest, options: LocalExecOp
     await consume(decoder.decode());
   })();
 
-  let exit: ShellExit;
-  try {
-    exit = await child.exited;
-  } finally {
-    shellExited = true;
-    if (timeout !== undefined) clearTimeout(timeout);
-  }
+  const exit = await child.exited;
+  shellExited = true;
+  if (timeout !== undefined) clearTimeout(timeout);
   // EOF normally follows at once; a background child keeping the pipe open must not hold the result.
   const drainMs = (options.drainMs ?? DRAIN_MS) + (stop ? killGraceMs : 0);
   let drainTimer: ReturnType<typeof setTimeout> | undefined;
@@ -166,11 +166,12 @@ export async function runLocalCommand(request: ExecRequest, options: LocalExecOp
   await pump;
   signal.removeEventListener("abort", onAbort);
   throttle.flush();
+  if (escalation !== undefined && !child.treeAlive()) clearTimeout(escalation);
   return toResult(await buffer.finish(), exit, stop);
 }
 
 function toResult(
-  summary: Awaited<ReturnType<OutputBuffer["finish"]>>,
+  summary: OutputSummary,
   exit: ShellExit,
   stop: "timeout" | "cancel" | undefined,
 ): ExecResult {

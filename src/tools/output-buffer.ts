@@ -9,6 +9,7 @@ import { removeFile } from "../runtime/fs.ts";
 import { createTempFile, type TempFile } from "../runtime/spawn.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, truncateTail, utf8Length } from "./truncate.ts";
 
+/** Limits of the kept tail (default 2000 lines / 50 KiB). */
 export interface OutputBufferOptions {
   maxLines?: number;
   maxBytes?: number;
@@ -52,6 +53,8 @@ export class OutputBuffer {
   #file: TempFile | undefined;
   #fileState: "none" | "open" | "failed" = "none";
   #writes: Promise<void> = Promise.resolve();
+  /** A high surrogate that ended the last chunk, held until its pair arrives so bytes are counted and written right. */
+  #carry = "";
 
   constructor(options: OutputBufferOptions = {}) {
     this.#maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
@@ -77,6 +80,17 @@ export class OutputBuffer {
 
   /** Adds output; the promise settles when it has reached the full-output file (if one is in use). */
   push(text: string): Promise<void> {
+    text = this.#carry + text;
+    this.#carry = "";
+    const last = text.charCodeAt(text.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      this.#carry = text.slice(-1);
+      text = text.slice(0, -1);
+    }
+    return this.#add(text);
+  }
+
+  #add(text: string): Promise<void> {
     if (text === "") return this.#writes;
     this.#totalBytes += utf8Length(text);
     for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) this.#newlines++;
@@ -102,7 +116,9 @@ export class OutputBuffer {
 
   /** Waits for the file, closes it and works out the tail. */
   async finish(): Promise<OutputSummary> {
-    await this.#writes;
+    const carry = this.#carry;
+    this.#carry = "";
+    await this.#add(carry);
     let fullOutputPath: string | undefined;
     if (this.#file) {
       try {

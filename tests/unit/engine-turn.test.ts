@@ -7,7 +7,7 @@ import type { EngineEvent } from "../../src/engine/events.ts";
 import { createFauxModel } from "../../src/models/faux.ts";
 import { FauxScript, type FauxStep } from "../../src/models/faux-script.ts";
 import { catalogInfo } from "../../src/models/catalog.ts";
-import { readOnlyTools } from "../../src/tools/read-only.ts";
+import { builtinTools } from "../../src/tools/builtin.ts";
 import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
 import type { ModelMessage } from "../../src/models/types.ts";
 
@@ -22,7 +22,7 @@ async function session(steps: FauxStep[], maxTurnRequests = 10) {
   return new AgentSession({
     id: "sess_test",
     workspace: await createLocalWorkspace(dir, []),
-    tools: readOnlyTools,
+    tools: builtinTools,
     model: createFauxModel(catalogInfo("faux", "script"), new FauxScript(steps)),
     thinking: "medium",
     systemPrompt: "test",

@@ -6,7 +6,7 @@ import { walkFiles } from "../../src/tools/file-walker.ts";
 import { findTool } from "../../src/tools/find.ts";
 import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
 import { lsTool } from "../../src/tools/ls.ts";
-import { readOnlyTools } from "../../src/tools/read-only.ts";
+import { builtinTools } from "../../src/tools/builtin.ts";
 import { ToolError, type ToolResult, type Workspace } from "../../src/tools/types.ts";
 
 let base: string;
@@ -179,8 +179,8 @@ describe("walkFiles", () => {
   });
 });
 
-describe("readOnlyTools", () => {
-  test("lists the four read-only tools in order", () => {
-    expect(readOnlyTools.map((t) => t.name)).toEqual(["read", "ls", "find", "grep"]);
+describe("builtinTools", () => {
+  test("offers every tool once, reads first", () => {
+    expect(builtinTools.map((t) => t.name)).toEqual(["read", "write", "edit", "bash", "grep", "find", "ls", "plan"]);
   });
 });

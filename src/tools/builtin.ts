@@ -1,0 +1,16 @@
+/**
+ * The tools every session offers, in the order the model sees them.
+ * Approval modes and rules decide which of them may run without asking.
+ * @module
+ */
+import { bashTool } from "./bash.ts";
+import { editTool } from "./edit.ts";
+import { findTool } from "./find.ts";
+import { grepTool } from "./grep.ts";
+import { lsTool } from "./ls.ts";
+import { planTool } from "./plan.ts";
+import { readTool } from "./read.ts";
+import type { ToolDefinition } from "./types.ts";
+import { writeTool } from "./write.ts";
+
+export const builtinTools: ToolDefinition[] = [readTool, writeTool, editTool, bashTool, grepTool, findTool, lsTool, planTool];

@@ -64,6 +64,7 @@ for (const runtime of RUNTIMES) {
     let proc: AgentProcess;
     let client: TestClient;
     let sessionId: string;
+    const permissionRequests: acp.RequestPermissionRequest[] = [];
 
     beforeAll(async () => {
       sandbox = makeSandbox();
@@ -74,7 +75,13 @@ for (const runtime of RUNTIMES) {
       server = await startFakeModelServer();
       writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify(provider.settings(server)));
       proc = spawnAgent(runtime, ["agent", "stdio", ...provider.args], { env: { ACP_EDGE_HOME: sandbox.home, ...provider.env(server) } });
-      client = connectClient(proc);
+      client = connectClient(proc, {
+        // Reads outside the session's directories ask first; this editor says no.
+        onPermission: (params) => {
+          permissionRequests.push(params);
+          return { outcome: { outcome: "selected", optionId: params.options.find((o) => o.kind === "reject_once")!.optionId } };
+        },
+      });
       await initialize(client);
       ({ sessionId } = await client.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] }));
     });
@@ -151,14 +158,15 @@ for (const runtime of RUNTIMES) {
       await waitFor(() => server.abortedStreams > aborted, 5000, "the server to see the stream closed");
     });
 
-    test("a path outside the session roots is refused as a failed tool call", async () => {
+    test("a read outside the session roots asks first; when rejected nothing is read", async () => {
       server.push({ toolCalls: [{ id: "call_escape", name: "read", input: { path: "../outside.txt" } }] }, { text: "I cannot read that." });
       const before = client.updates(sessionId).length;
       const { stopReason } = await client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read ../outside.txt" }] });
       expect(stopReason).toBe("end_turn");
       const failed = client.updates(sessionId).slice(before).findLast((u) => u.sessionUpdate === "tool_call_update");
       expect(failed).toMatchObject({ toolCallId: "call_escape", status: "failed" });
-      expect(JSON.stringify(failed)).toContain("outside");
+      expect(JSON.stringify(failed)).toContain("rejected");
+      expect(permissionRequests.at(-1)?.toolCall).toMatchObject({ toolCallId: "call_escape", title: `Read ${join(sandbox.root, "outside.txt")}`, kind: "read" });
       expect(JSON.stringify(server.requests.at(-1)!.body)).not.toContain("secret outside the project");
     });
 

@@ -246,3 +246,50 @@ describe.each(RUNTIMES)("permissions on %s", (runtime) => {
     }
   });
 });
+
+describe.each(RUNTIMES)("plans and failing editors on %s", (runtime) => {
+  test("the plan tool sends the full list as a plan update, without asking", async () => {
+    const answers = answering("allow_once");
+    const entries = [
+      { content: "Read the code", status: "completed" },
+      { content: "Fix the bug", status: "in_progress", priority: "high" },
+      { content: "Run the tests", status: "pending" },
+    ];
+    const s = await startScenario(runtime, { script: [{ toolCalls: [{ id: "p1", name: "plan", input: { entries } }] }, done], settings: { approvalMode: "write" }, ...answers });
+    try {
+      await s.prompt("plan it");
+      expect(answers.requests).toHaveLength(0);
+      expect(s.newSession.modes?.currentModeId).toBe("write");
+      const plan = s.updates().find((u) => u.sessionUpdate === "plan");
+      expect(plan).toEqual({
+        sessionUpdate: "plan",
+        entries: [
+          { content: "Read the code", status: "completed", priority: "medium" },
+          { content: "Fix the bug", status: "in_progress", priority: "high" },
+          { content: "Run the tests", status: "pending", priority: "medium" },
+        ],
+      });
+      expect(toolEvents(s.updates(), "p1")[0]).toMatchObject({ kind: "think", title: "Update plan (1/3 done)" });
+    } finally {
+      s.close();
+    }
+  });
+
+  test("an editor that fails the permission request blocks the tool with an actionable message", async () => {
+    const s = await startScenario(runtime, {
+      script: [write("w1", "a.txt", "x"), done],
+      onPermission: () => {
+        throw new Error("the dialog crashed");
+      },
+    });
+    try {
+      expect((await s.prompt("go")).stopReason).toBe("end_turn");
+      const text = toolText(s.updates(), "w1");
+      expect(text).toContain("could not answer the permission request");
+      expect(text).toContain("Ask the user to approve it again");
+      expect(existsSync(join(s.sandbox.project, "a.txt"))).toBe(false);
+    } finally {
+      s.close();
+    }
+  });
+});

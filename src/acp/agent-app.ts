@@ -10,6 +10,7 @@ import { registerInitialize } from "./handlers/initialize.ts";
 import { registerPrompt } from "./handlers/prompt.ts";
 import { registerSessionConfig } from "./handlers/session-config.ts";
 import { registerSessionLifecycle } from "./handlers/session-lifecycle.ts";
+import { registerStoredSessions } from "./handlers/session-stored.ts";
 import { acp, type AgentApp, type AgentConnection, type Stream } from "./sdk.ts";
 import type { AgentServices } from "./services.ts";
 
@@ -24,6 +25,7 @@ export function createAgentApp(services: AgentServices): AgentAppHandle {
   registerInitialize(app, services, state);
   registerAuth(app, services, state);
   registerSessionLifecycle(app, services, state);
+  registerStoredSessions(app, services, state);
   registerPrompt(app, services, state);
   registerSessionConfig(app, services);
   return { app, state };

@@ -19,6 +19,8 @@ const LIVE_TAIL_INTERVAL_MS = 250;
 export interface ProjectionOptions {
   /** The client renders command output from `_meta.terminal_output` deltas (Zed's convention). */
   terminalOutput: boolean;
+  /** The client advertised `session.compaction`: compaction gets its own updates instead of a notice. */
+  compaction: boolean;
   cwd: string;
 }
 
@@ -72,9 +74,37 @@ export class TurnProjector {
         return this.#output(event.toolCallId, event.delta);
       case "tool_call_update":
         return this.#toolCallUpdate(event);
+      case "compaction":
+        return this.#compaction(event);
+      case "compaction_delta":
+        return this.#options.compaction
+          ? { sessionUpdate: "compaction_summary_chunk", compactionId: event.compactionId, content: { type: "text", text: event.text } }
+          : undefined;
       case "message":
         return undefined;
     }
+  }
+
+  #compaction(event: Extract<EngineEvent, { type: "compaction" }>): SessionUpdate {
+    if (this.#options.compaction) {
+      const status = event.phase === "started" ? "in_progress" : event.phase;
+      return {
+        sessionUpdate: "compaction_update",
+        compactionId: event.compactionId,
+        status,
+        ...(event.summary ? { summary: [{ type: "text", text: event.summary }] } : {}),
+        ...(event.error ? { error: event.error } : {}),
+      };
+    }
+    const text =
+      event.phase === "started"
+        ? event.reason === "manual"
+          ? "Compacting the conversation…\n"
+          : "The conversation is close to the model's context limit; summarising older messages…\n"
+        : event.phase === "completed"
+          ? `Older messages (about ${event.tokensBefore ?? 0} tokens) were summarised; the full history stays in the session file.\n`
+          : `Compaction failed: ${event.error ?? "unknown error"}\n`;
+    return { sessionUpdate: "agent_message_chunk", content: { type: "text", text } };
   }
 
   #toolCall(event: Extract<EngineEvent, { type: "tool_call" }>): SessionUpdate {
@@ -134,11 +164,11 @@ export class TurnProjector {
   }
 }
 
-function toLocation(location: ToolLocation) {
+export function toLocation(location: ToolLocation) {
   return location.line === undefined ? { path: location.path } : { path: location.path, line: location.line };
 }
 
-function diffContent(diff: FileDiff): ToolCallContent {
+export function diffContent(diff: FileDiff): ToolCallContent {
   return { type: "diff", path: diff.path, oldText: diff.oldText, newText: diff.newText };
 }
 
@@ -146,7 +176,7 @@ function textContent(text: string): ToolCallContent {
   return { type: "content", content: { type: "text", text } };
 }
 
-function partContent(part: ToolOutputPart): ToolCallContent {
+export function partContent(part: ToolOutputPart): ToolCallContent {
   return part.type === "text" ? textContent(part.text) : { type: "content", content: { type: "image", data: part.data, mimeType: part.mimeType } };
 }
 
@@ -158,7 +188,7 @@ function lastBytes(text: string, limit: number): string {
   return newline >= 0 && newline < 200 ? cut.slice(newline + 1) : cut;
 }
 
-function bounded(value: unknown): unknown {
+export function bounded(value: unknown): unknown {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);

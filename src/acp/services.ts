@@ -6,6 +6,7 @@
 import type { UserConfig } from "../config/load.ts";
 import type { ApprovalMode } from "../config/settings-schema.ts";
 import type { ModelRegistry } from "../models/registry.ts";
+import type { SessionStore } from "../store/types.ts";
 import type { SessionRegistry } from "./session-registry.ts";
 
 export interface AgentOptions {
@@ -24,4 +25,8 @@ export interface AgentServices {
   registry: ModelRegistry;
   options: AgentOptions;
   sessions: SessionRegistry;
+  /** Where sessions are kept: a directory of journals, or memory with `--no-session`. */
+  store: SessionStore;
+  /** The directory of the journals (unused with `--no-session`). */
+  sessionDir: string;
 }

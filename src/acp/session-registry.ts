@@ -4,7 +4,9 @@
  */
 import type { AgentSession } from "../engine/session.ts";
 import type { ApprovalMode, Settings } from "../config/settings-schema.ts";
+import type { PromptTemplate } from "./commands/templates.ts";
 import type { Grant } from "./permissions/grants.ts";
+import type { SessionRecorder } from "./session-recorder.ts";
 
 export interface LiveSession {
   agent: AgentSession;
@@ -16,6 +18,13 @@ export interface LiveSession {
   mode: ApprovalMode;
   /** "Always" answers the user gave in this session. */
   grants: Grant[];
+  /** Writes the session's steps to its journal. */
+  recorder: SessionRecorder;
+  /** Prompt templates offered as slash commands. */
+  templates: PromptTemplate[];
+  /** Things to tell the user once the session is open (e.g. a model that is no longer available). */
+  notices: string[];
+  title?: string;
   /** The prompt turn in flight, so close and shutdown can wait for it to settle. */
   turn?: Promise<unknown>;
 }
@@ -39,6 +48,22 @@ export class SessionRegistry {
 
   all(): LiveSession[] {
     return [...this.#sessions.values()];
+  }
+
+  /** Cancels a session's turn, waits for it, closes its journal and forgets it. */
+  async release(id: string): Promise<void> {
+    const session = this.#sessions.get(id);
+    if (!session) return;
+    session.agent.cancel("the session was closed");
+    await session.turn?.catch(() => undefined);
+    this.#sessions.delete(id);
+    await session.recorder.journal.close();
+  }
+
+  /** Closes every session (end of process): turns cancelled, journals flushed and unlocked. */
+  async releaseAll(): Promise<void> {
+    await this.cancelAll();
+    await Promise.all([...this.#sessions.keys()].map((id) => this.release(id)));
   }
 
   /** Cancels every running turn and waits (bounded) for them to settle. */

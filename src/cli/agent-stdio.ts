@@ -6,6 +6,7 @@
  */
 import { serveConnection } from "../acp/agent-app.ts";
 import { log, printError } from "../runtime/log.ts";
+import { exitProcess, onSignal } from "../runtime/process.ts";
 import { openStdioMessageStream } from "../transport/stdio.ts";
 import type { CliOptions } from "./options.ts";
 import { buildServices } from "./services.ts";
@@ -13,10 +14,18 @@ import { buildServices } from "./services.ts";
 /** Serves ACP over stdio until the client goes away; resolves with the exit code. */
 export async function runStdio(options: CliOptions): Promise<number> {
   const services = await buildServices(options);
+  // A terminated agent still answers its turns `cancelled`, flushes its journals and frees their locks.
+  const stopOn = (signal: "SIGINT" | "SIGTERM") =>
+    onSignal(signal, () => {
+      void services.sessions.releaseAll().finally(() => exitProcess(0));
+    });
+  const removeHandlers = [stopOn("SIGINT"), stopOn("SIGTERM")];
   const stream = openStdioMessageStream();
   const served = serveConnection(services, stream);
   const end = await stream.closed;
   await served;
+  await services.sessions.releaseAll();
+  for (const remove of removeHandlers) remove();
   await stream.writable.close().catch(() => undefined);
   if (end.reason === "fatal") {
     printError(`acp-edge: ${end.message}; closing the connection`);

@@ -62,6 +62,8 @@ export const SettingsSchema = v.object({
   /** Provider retries on rate limits and server errors. */
   maxRetries: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10))),
   sessionDir: v.optional(v.string()),
+  /** When older history is summarised: tokens kept free for the reply, and how much recent history stays verbatim. */
+  compaction: v.optional(v.object({ reserveTokens: v.optional(PositiveInt), keepRecentTokens: v.optional(PositiveInt) })),
   /** How long the editor has to answer a permission request before the tool is blocked. */
   permissionTimeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(86_400))),
 });

@@ -48,7 +48,20 @@ export type EngineEvent =
   /** After every model call: tokens now in context, the window, and the session's cost so far (USD). */
   | { type: "usage"; used: number; size: number; cost?: number }
   /** Text from the agent itself rather than the model (notices, command output). */
-  | { type: "notice"; text: string };
+  | { type: "notice"; text: string }
+  /** Older history is being (or was) replaced by a summary. */
+  | {
+      type: "compaction";
+      phase: "started" | "completed" | "failed";
+      compactionId: string;
+      reason: "threshold" | "manual";
+      summary?: string;
+      /** Messages kept verbatim at the end of the history. */
+      keptMessages?: number;
+      tokensBefore?: number;
+      error?: string;
+    }
+  | { type: "compaction_delta"; compactionId: string; text: string }
 
 /**
  * Receives engine events in order. A returned promise is awaited before the

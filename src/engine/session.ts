@@ -6,6 +6,7 @@
 import { callCost, contextTokens } from "../models/cost.ts";
 import type { ImagePart, ModelClient, ModelMessage, TextPart, ThinkingLevel, Usage } from "../models/types.ts";
 import type { ToolDefinition, Workspace } from "../tools/types.ts";
+import { compactHistory, type CompactionBudget, type CompactionOutcome } from "./compaction.ts";
 import type { EventSink, StopReason } from "./events.ts";
 import type { ToolAuthorizer } from "./tool-call.ts";
 import { runTurn } from "./turn.ts";
@@ -19,6 +20,8 @@ export interface AgentSessionInit {
   systemPrompt: string;
   maxTurnRequests: number;
   history?: ModelMessage[];
+  /** Automatic compaction; off when undefined. */
+  compaction?: CompactionBudget;
 }
 
 /** Thrown by `prompt` while another turn of the same session runs. */
@@ -49,6 +52,7 @@ export class AgentSession {
   thinking: ThinkingLevel;
   systemPrompt: string;
   maxTurnRequests: number;
+  compaction?: CompactionBudget;
   readonly totals: SessionTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, requests: 0, cost: 0 };
   /** Tokens in context after the last model call (0 before the first). */
   contextUsed = 0;
@@ -63,6 +67,7 @@ export class AgentSession {
     this.systemPrompt = init.systemPrompt;
     this.maxTurnRequests = init.maxTurnRequests;
     this.history = init.history ?? [];
+    if (init.compaction) this.compaction = init.compaction;
   }
 
   get running(): boolean {
@@ -92,12 +97,37 @@ export class AgentSession {
           emit,
           ...(options.authorize ? { authorize: options.authorize } : {}),
           recordUsage: (usage) => this.#record(usage),
+          ...(this.compaction ? { compaction: this.compaction } : {}),
         },
         { role: "user", content },
       );
     } catch (error) {
       if (controller.signal.aborted) return "cancelled";
       throw error;
+    } finally {
+      this.#turn = undefined;
+    }
+  }
+
+  /**
+   * Summarises the conversation now (`/compact`), keeping only the latest
+   * prompt and what followed it verbatim. Resolves undefined when there is
+   * too little history to summarise. Counts as a turn: refused while one runs.
+   */
+  async compact(emit: EventSink, instructions?: string): Promise<CompactionOutcome | undefined> {
+    if (this.#turn) throw new SessionBusyError();
+    const controller = new AbortController();
+    this.#turn = controller;
+    try {
+      return await compactHistory({
+        history: this.history,
+        model: this.model,
+        budget: this.compaction ?? { reserveTokens: 0, keepRecentTokens: 0 },
+        ...(instructions ? { instructions } : {}),
+        signal: controller.signal,
+        emit,
+        reason: "manual",
+      });
     } finally {
       this.#turn = undefined;
     }

@@ -8,6 +8,7 @@ import type { ModelClient, ModelMessage, ThinkingLevel, ToolResultMessage, Usage
 import type { ToolDefinition, Workspace } from "../tools/types.ts";
 import type { EventSink, StopReason } from "./events.ts";
 import { newMessageId } from "./ids.ts";
+import { compactHistory, estimateTokens, type CompactionBudget } from "./compaction.ts";
 import { callModel } from "./model-call.ts";
 import { executeCall, prepareCall, type ToolAuthorizer } from "./tool-call.ts";
 import { toolSpec } from "./tool-specs.ts";
@@ -27,6 +28,8 @@ export interface TurnContext {
   authorize?: ToolAuthorizer;
   /** Records a call's usage and returns the usage event to report. */
   recordUsage(usage: Usage): { used: number; size: number; cost?: number };
+  /** When set, history that would not fit the window is summarised before a call. */
+  compaction?: CompactionBudget;
 }
 
 export async function runTurn(context: TurnContext, prompt: UserMessage): Promise<StopReason> {
@@ -37,17 +40,14 @@ export async function runTurn(context: TurnContext, prompt: UserMessage): Promis
   };
   await append(prompt);
 
+  const tools = context.tools.map(toolSpec);
   for (let request = 1; ; request += 1) {
+    if (signal.aborted) return "cancelled";
+    if (context.compaction) await compactIfFull(context, tools);
     if (signal.aborted) return "cancelled";
     const result = await callModel(
       context.model,
-      {
-        system: context.system,
-        messages: history,
-        tools: context.tools.map(toolSpec),
-        thinking: context.thinking,
-        signal,
-      },
+      { system: context.system, messages: history, tools, thinking: context.thinking, signal },
       emit,
     );
     if (result.usage) await emit({ type: "usage", ...context.recordUsage(result.usage) });
@@ -90,6 +90,24 @@ export async function runTurn(context: TurnContext, prompt: UserMessage): Promis
       await append(outcome);
     }
     if (request >= context.maxRequests) return "max_turn_requests";
+  }
+}
+
+/**
+ * Summarises older history when the next request would not leave the reply
+ * its reserve. A failed summary is reported and the turn goes on: the
+ * provider then decides whether the request still fits.
+ */
+async function compactIfFull(context: TurnContext, tools: unknown[]): Promise<void> {
+  const budget = context.compaction!;
+  const estimate = estimateTokens(context.history) + estimateTokens(context.system) + estimateTokens(tools);
+  if (estimate <= context.model.info.contextWindow - budget.reserveTokens) return;
+  try {
+    await compactHistory({ history: context.history, model: context.model, budget, signal: context.signal, emit: context.emit, reason: "threshold" });
+  } catch (error) {
+    if (context.signal.aborted) return;
+    // Reported by compactHistory as a failed compaction; the turn continues with the full history.
+    void error;
   }
 }
 

@@ -94,6 +94,25 @@ export async function readFileHead(path: string, length: number): Promise<Uint8A
   }
 }
 
+/** Reads at most `length` bytes from the end of a file (for journals' last entries). */
+export async function readFileTail(path: string, length: number): Promise<{ bytes: Uint8Array; size: number }> {
+  const handle = await fs.open(path, "r");
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - length);
+    const buffer = new Uint8Array(size - start);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, start + filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return { bytes: buffer.subarray(0, filled), size };
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function makeDirectory(path: string, mode?: number): Promise<void> {
   await fs.mkdir(path, { recursive: true, ...(mode === undefined ? {} : { mode }) });
 }
@@ -192,6 +211,11 @@ async function syncDirectory(directory: string): Promise<void> {
   } finally {
     await handle?.close().catch(() => undefined);
   }
+}
+
+/** Fsyncs a directory so a file created or removed in it survives a crash; best effort (see `syncDirectory`). */
+export async function syncDirectoryEntries(directory: string): Promise<void> {
+  await syncDirectory(directory);
 }
 
 export async function rename(from: string, to: string): Promise<void> {

@@ -51,6 +51,20 @@ export function processId(): number {
   return process.pid;
 }
 
+/**
+ * Whether a process with this id exists. A process of another user counts as
+ * alive (EPERM); only "no such process" (ESRCH) means dead.
+ */
+export function isProcessAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: unknown }).code !== "ESRCH";
+  }
+}
+
 /** Ends the process. Pending stdout writes must be flushed by the caller first. */
 export function exitProcess(code: number): never {
   process.exit(code);

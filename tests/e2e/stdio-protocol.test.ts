@@ -121,7 +121,7 @@ describe.each(RUNTIMES)("stdio protocol on %s", (runtime) => {
 
   test("unknown methods get -32601 and the connection goes on", async () => {
     await rpcError(client.agent.request("_acme/ping", {}), -32601);
-    await rpcError(client.agent.request(methods.agent.session.load, { sessionId, cwd: sandbox.project, mcpServers: [] }), -32601);
+    await rpcError(client.agent.request("session/set_model", { sessionId, modelId: "faux/echo" }), -32601);
   });
 
   test("session/close ends the session", async () => {

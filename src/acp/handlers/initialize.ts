@@ -25,10 +25,12 @@ export function registerInitialize(app: AgentApp, services: AgentServices, state
     return {
       protocolVersion: PROTOCOL_VERSION,
       agentCapabilities: {
-        loadSession: false,
+        loadSession: true,
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: false, sse: false },
-        sessionCapabilities: { close: {}, additionalDirectories: {} },
+        sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {}, fork: {} } as NonNullable<
+          InitializeResponse["agentCapabilities"]
+        >["sessionCapabilities"],
         auth: { logout: {} },
       },
       authMethods: [authMethod(services)],

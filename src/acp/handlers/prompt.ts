@@ -1,58 +1,83 @@
 /**
- * `session/prompt` and `session/cancel`: run a turn with this client's
- * permissions and capabilities, stream its events as `session/update`, and
- * answer with the stop reason only after every update of the turn was sent.
+ * `session/prompt` and `session/cancel`: run a built-in command, or a turn
+ * (with prompt templates expanded) under this client's permissions and
+ * capabilities; stream it as `session/update`, and answer with the stop
+ * reason only after every update of the turn was sent.
  * @module
  */
 import { SessionBusyError } from "../../engine/session.ts";
 import { ModelError } from "../../models/types.ts";
+import { expandTemplate, parseSlashCommand } from "../commands/arguments.ts";
+import { builtinCommand } from "../commands/builtin.ts";
 import { clientWorkspace } from "../client-workspace.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { internalError, sessionBusy, sessionNotFound, toRequestError } from "../errors.ts";
 import { createAuthorizer } from "../permissions/authorizer.ts";
-import { TurnProjector } from "../projection.ts";
 import { promptToContent } from "../prompt-content.ts";
-import { methods, type AgentApp, type PromptResponse } from "../sdk.ts";
+import { methods, type AgentApp, type ContentBlock, type PromptResponse } from "../sdk.ts";
 import type { AgentServices } from "../services.ts";
+import { sessionEmitter } from "../session-emitter.ts";
+import { setTitle, titleFromPrompt } from "../session-title.ts";
+
+/** `/name args` as the first text block of a prompt without attachments, if it is one. */
+function slashCommand(prompt: readonly ContentBlock[]) {
+  const [first, ...rest] = prompt;
+  if (first?.type !== "text" || rest.some((b) => b.type === "image" || b.type === "audio")) return undefined;
+  const parsed = parseSlashCommand(first.text);
+  return parsed ? { name: parsed.name, args: parsed.rest, attachments: rest } : undefined;
+}
+
+function failure(error: unknown, sessionId: string): unknown {
+  if (error instanceof SessionBusyError) return sessionBusy(sessionId);
+  if (error instanceof ModelError) {
+    return internalError(`Model request failed: ${error.message}`, {
+      code: "model_error",
+      ...(error.status === undefined ? {} : { status: error.status }),
+    });
+  }
+  return toRequestError(error);
+}
 
 export function registerPrompt(app: AgentApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.session.prompt, async ({ params, client, signal }): Promise<PromptResponse> => {
     const live = services.sessions.get(params.sessionId);
     if (!live) throw sessionNotFound(params.sessionId);
     if (live.agent.running) throw sessionBusy(params.sessionId);
-    const content = await promptToContent(params.prompt, live.agent.workspace);
+    const emit = sessionEmitter(live, client, state.clientCapabilities);
 
-    const capabilities = state.clientCapabilities;
-    const projector = new TurnProjector({
-      terminalOutput: capabilities.terminal !== true && (capabilities._meta as Record<string, unknown> | undefined)?.terminal_output === true,
-      cwd: live.cwd,
-    });
+    let blocks: readonly ContentBlock[] = params.prompt;
+    const command = slashCommand(params.prompt);
+    if (command) {
+      const builtin = builtinCommand(command.name);
+      if (builtin) {
+        try {
+          return await builtin(command.args, { live, client, services, emit });
+        } catch (error) {
+          throw failure(error, params.sessionId);
+        }
+      }
+      const template = live.templates.find((t) => t.name === command.name);
+      if (template) blocks = [{ type: "text", text: expandTemplate(template.body, command.args) }, ...command.attachments];
+    }
+    const content = await promptToContent(blocks, live.agent.workspace);
+    if (!live.title) {
+      const first = content.find((p) => p.type === "text");
+      const title = first?.type === "text" ? titleFromPrompt(first.text) : undefined;
+      if (title) await setTitle(live, client, title);
+    }
+
     // `$/cancel_request` for this request cancels the turn like `session/cancel`.
     const onAbort = () => live.agent.cancel("the request was cancelled");
     signal.addEventListener("abort", onAbort, { once: true });
-    const turn = live.agent.prompt(
-      content,
-      async (event) => {
-        const update = projector.project(event);
-        if (update) await client.notify(methods.client.session.update, { sessionId: live.agent.id, update });
-      },
-      {
-        authorize: createAuthorizer({ live, client }),
-        workspace: clientWorkspace(live.agent.workspace, client, capabilities, live.agent.id),
-      },
-    );
+    const turn = live.agent.prompt(content, emit, {
+      authorize: createAuthorizer({ live, client, onGrant: (grant) => live.recorder.write({ type: "grant", grant }, true) }),
+      workspace: clientWorkspace(live.agent.workspace, client, state.clientCapabilities, live.agent.id),
+    });
     live.turn = turn;
     try {
       return { stopReason: await turn };
     } catch (error) {
-      if (error instanceof SessionBusyError) throw sessionBusy(params.sessionId);
-      if (error instanceof ModelError) {
-        throw internalError(`Model request failed: ${error.message}`, {
-          code: "model_error",
-          ...(error.status === undefined ? {} : { status: error.status }),
-        });
-      }
-      throw toRequestError(error);
+      throw failure(error, params.sessionId);
     } finally {
       signal.removeEventListener("abort", onAbort);
       if (live.turn === turn) delete live.turn;

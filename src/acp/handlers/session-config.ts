@@ -10,7 +10,10 @@ import type { AgentServices } from "../services.ts";
 import { applyConfigOption, configOptions, isApprovalMode } from "../session-config.ts";
 import type { LiveSession } from "../session-registry.ts";
 
+/** Stores the changed setting (it is restored on load), then tells the client. */
 async function announce(client: AgentContext, live: LiveSession, services: AgentServices, modeChanged: boolean): Promise<void> {
+  const info = live.agent.model.info;
+  await live.recorder.write({ type: "config", mode: live.mode, model: `${info.provider}/${info.id}`, thinking: live.agent.thinking }, true);
   const updates: SessionUpdate[] = [];
   if (modeChanged) updates.push({ sessionUpdate: "current_mode_update", currentModeId: live.mode });
   updates.push({ sessionUpdate: "config_option_update", configOptions: configOptions(live, services) });

@@ -1,16 +1,19 @@
 /**
- * `session/new` and `session/close`.
+ * Creating and ending sessions: `session/new`, `session/close` and
+ * `session/delete`.
  * @module
  */
-import { authRequired, invalidParams, sessionNotFound } from "../errors.ts";
-import { AUTH_METHOD_ID } from "../errors.ts";
+import { AUTH_METHOD_ID, authRequired, invalidParams, sessionNotFound } from "../errors.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { methods, type AgentApp } from "../sdk.ts";
-import { configOptions, modeState } from "../session-config.ts";
 import type { AgentServices } from "../services.ts";
+import { configOptions, modeState } from "../session-config.ts";
+import { storeFailure } from "../session-lookup.ts";
+import { announceSession } from "../session-announce.ts";
+import { StoreError } from "../../store/types.ts";
 
 export function registerSessionLifecycle(app: AgentApp, services: AgentServices, state: ConnectionState): void {
-  app.onRequest(methods.agent.session.new, async ({ params }) => {
+  app.onRequest(methods.agent.session.new, async ({ params, client }) => {
     if (!state.authenticated) {
       throw authRequired(`This connection logged out. Call authenticate with methodId "${AUTH_METHOD_ID}" before session/new.`);
     }
@@ -25,19 +28,31 @@ export function registerSessionLifecycle(app: AgentApp, services: AgentServices,
     const live = await openSession(services, {
       cwd: params.cwd,
       ...(params.additionalDirectories ? { additionalDirectories: params.additionalDirectories } : {}),
+      journal: (id) => services.store.create({ id, cwd: params.cwd, additionalDirectories: params.additionalDirectories ?? [] }),
     });
+    await live.recorder.write({ type: "config", mode: live.mode, model: `${live.agent.model.info.provider}/${live.agent.model.info.id}`, thinking: live.agent.thinking }, true);
     services.sessions.add(live);
     state.sessions.add(live.agent.id);
+    announceSession(client, live, services);
     return { sessionId: live.agent.id, modes: modeState(live), configOptions: configOptions(live, services) };
   });
 
   app.onRequest(methods.agent.session.close, async ({ params }) => {
-    const live = services.sessions.get(params.sessionId);
-    if (!live) throw sessionNotFound(params.sessionId);
-    live.agent.cancel("the session was closed");
-    await live.turn?.catch(() => undefined);
-    services.sessions.remove(params.sessionId);
+    if (!services.sessions.get(params.sessionId)) throw sessionNotFound(params.sessionId);
+    await services.sessions.release(params.sessionId);
     state.sessions.delete(params.sessionId);
+    return {};
+  });
+
+  app.onRequest(methods.agent.session.delete, async ({ params }) => {
+    await services.sessions.release(params.sessionId);
+    state.sessions.delete(params.sessionId);
+    try {
+      await services.store.delete(params.sessionId);
+    } catch (error) {
+      // Deleting what is not there succeeds: the session is gone either way.
+      if (!(error instanceof StoreError && error.code === "not_found")) throw storeFailure(error, params.sessionId);
+    }
     return {};
   });
 }

@@ -1,0 +1,27 @@
+/**
+ * What a client is told right after a session becomes available to it —
+ * strictly after the response that opened the session: notices (such as a
+ * model that was replaced) and the slash commands.
+ * @module
+ */
+import { log } from "../runtime/log.ts";
+import { availableCommands } from "./commands/available.ts";
+import { methods, type AgentContext } from "./sdk.ts";
+import type { AgentServices } from "./services.ts";
+import type { LiveSession } from "./session-registry.ts";
+
+export function announceSession(client: AgentContext, live: LiveSession, _services: AgentServices): void {
+  const notices = live.notices.splice(0);
+  // A timer, not a microtask: the SDK has queued the response by the time it fires.
+  setTimeout(() => {
+    void (async () => {
+      for (const text of notices) {
+        await client.notify(methods.client.session.update, { sessionId: live.agent.id, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${text}\n` } } });
+      }
+      await client.notify(methods.client.session.update, {
+        sessionId: live.agent.id,
+        update: { sessionUpdate: "available_commands_update", availableCommands: availableCommands(live.templates) },
+      });
+    })().catch((error) => log.debug("could not announce the session", error));
+  }, 0);
+}

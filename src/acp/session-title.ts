@@ -1,0 +1,28 @@
+/**
+ * Session titles: taken from the first prompt, changed with `/name`, stored
+ * in the journal and announced with `session_info_update`.
+ * @module
+ */
+import { methods, type AgentContext } from "./sdk.ts";
+import type { LiveSession } from "./session-registry.ts";
+
+const MAX_LENGTH = 60;
+
+/** A short title from a prompt: its first line, cut at a word boundary. */
+export function titleFromPrompt(text: string): string | undefined {
+  const line = text.trim().split(/\r?\n/)[0]?.replace(/\s+/g, " ").trim();
+  if (!line) return undefined;
+  if (line.length <= MAX_LENGTH) return line;
+  const cut = line.slice(0, MAX_LENGTH);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > 20 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+export async function setTitle(live: LiveSession, client: AgentContext, title: string): Promise<void> {
+  live.title = title;
+  await live.recorder.write({ type: "title", title }, true);
+  await client.notify(methods.client.session.update, {
+    sessionId: live.agent.id,
+    update: { sessionUpdate: "session_info_update", title, updatedAt: new Date().toISOString() },
+  });
+}

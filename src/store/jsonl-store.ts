@@ -1,0 +1,193 @@
+/**
+ * The session store on disk: `<dir>/<cwd-slug>/<sessionId>.jsonl`, a header
+ * line then one entry per line, append-only, with a `.lock` file beside each
+ * session that is open. Directories are 0700 and files 0600: sessions hold
+ * everything the user and the model said. See docs/storage.md.
+ * @module
+ */
+import {
+  createExclusive,
+  errorCode,
+  isNotFound,
+  makeDirectory,
+  openAppend,
+  readDir,
+  readTextFile,
+  removeFile,
+  statOrUndefined,
+  syncDirectoryEntries,
+} from "../runtime/fs.ts";
+import { dirname, join } from "../runtime/path.ts";
+import { cwdSlug } from "./cwd-slug.ts";
+import { parseJournal } from "./journal-reader.ts";
+import { JsonlJournal, openJournalOf } from "./jsonl-journal.ts";
+import { summariseSessionFile } from "./jsonl-summary.ts";
+import { pageOf } from "./list-cursor.ts";
+import { acquireSessionLock, inspectLock, ioError, lockedError } from "./session-lock.ts";
+import { assertSessionId, isValidSessionId } from "./session-id.ts";
+import {
+  STORE_FORMAT_VERSION,
+  StoreError,
+  type LoadedSession,
+  type SessionHeader,
+  type SessionJournal,
+  type SessionStore,
+  type SessionSummary,
+} from "./types.ts";
+
+const SUFFIX = ".jsonl";
+/** Files summarised at once by `list`. */
+const LIST_CONCURRENCY = 32;
+
+/** The JSONL store rooted at `dir` (created on first `create`). */
+export function createJsonlStore(dir: string): SessionStore {
+  /** Where each id was last found: ids never move, but a cached path is checked before use. */
+  const known = new Map<string, string>();
+
+  async function findFile(id: string): Promise<string | undefined> {
+    const cached = known.get(id);
+    if (cached && (await statOrUndefined(cached))?.isFile) return cached;
+    known.delete(id);
+    for (const folder of await sessionFolders()) {
+      const file = join(folder, `${id}${SUFFIX}`);
+      if ((await statOrUndefined(file))?.isFile) {
+        known.set(id, file);
+        return file;
+      }
+    }
+    return undefined;
+  }
+
+  async function sessionFolders(): Promise<string[]> {
+    try {
+      return (await readDir(dir)).filter((e) => e.isDirectory).map((e) => join(dir, e.name));
+    } catch (error) {
+      if (isNotFound(error)) return [];
+      throw new StoreError("io", `cannot read the session directory ${dir}: ${(error as Error).message}`);
+    }
+  }
+
+  async function requireFile(id: string): Promise<string> {
+    const file = await findFile(id);
+    if (!file) throw notFound(id);
+    return file;
+  }
+
+  async function readSession(id: string, file: string) {
+    let text: string;
+    try {
+      text = await readTextFile(file);
+    } catch (error) {
+      if (isNotFound(error)) throw notFound(id);
+      throw ioError(id, "read", error);
+    }
+    return parseJournal(text, file, id);
+  }
+
+  return {
+    async create(input): Promise<SessionJournal> {
+      assertSessionId(input.id);
+      const id = input.id;
+      if (await findFile(id)) throw new StoreError("io", `session ${id} already exists; session ids must be new`);
+      const folder = join(dir, cwdSlug(input.cwd));
+      const file = join(folder, `${id}${SUFFIX}`);
+      try {
+        await makeDirectory(folder, 0o700);
+      } catch (error) {
+        throw ioError(id, "create", error);
+      }
+      const lock = await acquireSessionLock(`${file}.lock`, id);
+      try {
+        const header: SessionHeader = {
+          type: "session",
+          version: STORE_FORMAT_VERSION,
+          id,
+          cwd: input.cwd,
+          additionalDirectories: [...input.additionalDirectories],
+          createdAt: new Date().toISOString(),
+          ...(input.forkedFrom === undefined ? {} : { forkedFrom: input.forkedFrom }),
+        };
+        await createExclusive(file, `${JSON.stringify(header)}\n`, 0o600);
+        // The new name (and a new cwd folder) must survive a crash as well as the bytes.
+        await syncDirectoryEntries(folder);
+        await syncDirectoryEntries(dirname(folder));
+        const handle = await openAppend(file, 0o600);
+        known.set(id, file);
+        return new JsonlJournal(id, file, handle, lock, true);
+      } catch (error) {
+        await lock.release().catch(() => undefined);
+        if (errorCode(error) === "EEXIST") throw new StoreError("io", `session ${id} already exists; session ids must be new`);
+        throw error instanceof StoreError ? error : ioError(id, "create", error);
+      }
+    },
+
+    async open(id) {
+      assertSessionId(id);
+      const file = await requireFile(id);
+      const lock = await acquireSessionLock(`${file}.lock`, id);
+      try {
+        const { endsWithNewline, ...session } = await readSession(id, file);
+        const handle = await openAppend(file, 0o600);
+        return { ...session, journal: new JsonlJournal(id, file, handle, lock, endsWithNewline) };
+      } catch (error) {
+        await lock.release().catch(() => undefined);
+        throw error instanceof StoreError ? error : ioError(id, "open", error);
+      }
+    },
+
+    async read(id): Promise<LoadedSession> {
+      assertSessionId(id);
+      const { endsWithNewline: _, ...session } = await readSession(id, await requireFile(id));
+      return session;
+    },
+
+    async list(options = {}) {
+      const files: Array<{ id: string; file: string }> = [];
+      for (const folder of await sessionFolders()) {
+        const names = await readDir(folder).catch(() => []);
+        for (const entry of names) {
+          const id = entry.name.slice(0, -SUFFIX.length);
+          if (entry.isFile && entry.name.endsWith(SUFFIX) && isValidSessionId(id)) files.push({ id, file: join(folder, entry.name) });
+        }
+      }
+      const summaries: SessionSummary[] = [];
+      for (let i = 0; i < files.length; i += LIST_CONCURRENCY) {
+        const batch = files.slice(i, i + LIST_CONCURRENCY);
+        for (const summary of await Promise.all(batch.map((f) => summariseSessionFile(f.file, f.id)))) {
+          if (summary) summaries.push(summary);
+        }
+      }
+      return pageOf(summaries, options);
+    },
+
+    async delete(id) {
+      assertSessionId(id);
+      const file = await findFile(id);
+      if (!file) return;
+      const lockPath = `${file}.lock`;
+      const state = await inspectLock(lockPath);
+      if (state.kind === "other") throw lockedError(id, state);
+      // Open in this process: the caller is closing it; its journal refuses further appends.
+      const lock = state.kind === "own" ? undefined : await acquireSessionLock(lockPath, id);
+      try {
+        await removeFile(file);
+        openJournalOf(file)?.markDeleted();
+        known.delete(id);
+        if (!lock) await removeFile(lockPath);
+        await syncDirectoryEntries(dirname(file));
+      } catch (error) {
+        throw ioError(id, "delete", error);
+      } finally {
+        await lock?.release();
+      }
+    },
+
+    async exists(id) {
+      return isValidSessionId(id) && (await findFile(id)) !== undefined;
+    },
+  };
+}
+
+function notFound(id: string): StoreError {
+  return new StoreError("not_found", `session ${id} not found`);
+}

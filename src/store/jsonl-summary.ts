@@ -1,0 +1,51 @@
+/**
+ * What `list` shows for one session file, read cheaply: the header from the
+ * first line, `updatedAt` from the file's mtime, and a title found in the
+ * last 64 KiB (newest `title` entry), else the first 64 KiB (a `title`
+ * entry, else the first user prompt).
+ * @module
+ */
+import { readFileHead, readFileTail, stat } from "../runtime/fs.ts";
+import { entriesInWindow, parseHeader } from "./journal-reader.ts";
+import { firstPromptTitle, newestTitle } from "./session-title.ts";
+import type { SessionSummary } from "./types.ts";
+
+/** How much of each end of a file `list` reads. */
+export const TITLE_WINDOW_BYTES = 64 * 1024;
+
+/** The summary of one session file; undefined when its header cannot be read (the file is skipped). */
+export async function summariseSessionFile(file: string, expectedId: string): Promise<SessionSummary | undefined> {
+  try {
+    const info = await stat(file);
+    const head = new TextDecoder().decode(await readFileHead(file, TITLE_WINDOW_BYTES));
+    const wholeFile = info.size <= TITLE_WINDOW_BYTES;
+    const newline = head.indexOf("\n");
+    if (newline < 0 && !wholeFile) return undefined;
+    const header = parseHeader(newline < 0 ? head : head.slice(0, newline), file);
+    if (header.id !== expectedId) return undefined;
+
+    const headEntries = entriesInWindow(head, wholeFile);
+    let title = wholeFile ? undefined : newestTitle(entriesInWindow(await tailText(file), true));
+    if (title === undefined) title = newestTitle(headEntries);
+    return {
+      id: header.id,
+      cwd: header.cwd,
+      additionalDirectories: header.additionalDirectories,
+      ...withTitle(typeof title === "string" ? title : firstPromptTitle(headEntries)),
+      createdAt: header.createdAt,
+      updatedAt: new Date(info.mtimeMs).toISOString(),
+    };
+  } catch {
+    // Unreadable, vanished, corrupt or newer-format files are left out rather than failing the whole list.
+    return undefined;
+  }
+}
+
+async function tailText(file: string): Promise<string> {
+  const { bytes } = await readFileTail(file, TITLE_WINDOW_BYTES);
+  return new TextDecoder().decode(bytes);
+}
+
+function withTitle(title: string | undefined): { title?: string } {
+  return title === undefined ? {} : { title };
+}

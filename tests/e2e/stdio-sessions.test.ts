@@ -73,6 +73,37 @@ describe.each(RUNTIMES)("sessions created on %s", (runtime) => {
     }
   }, 60_000);
 
+  test("always-allow answers are stored with the session and hold after a reload", async () => {
+    const sandbox = makeSandbox();
+    try {
+      const asked: string[] = [];
+      const allowAlways = (params: acp.RequestPermissionRequest): acp.RequestPermissionResponse => {
+        asked.push(params.toolCall.toolCallId);
+        return { outcome: { outcome: "selected", optionId: params.options.find((o) => o.kind === "allow_always")!.optionId } };
+      };
+      const first = await startAgent(runtime, sandbox, {
+        script: [{ toolCalls: [{ id: "w1", name: "write", input: { path: "a.txt", content: "one" } }] }, { text: "ok" }],
+        onPermission: allowAlways,
+      });
+      const { sessionId } = await first.newSession();
+      await first.prompt(sessionId, "write a");
+      expect(asked).toEqual(["w1"]);
+      await first.stop();
+
+      const second = await startAgent(other(runtime), sandbox, {
+        script: [{ toolCalls: [{ id: "w2", name: "write", input: { path: "b.txt", content: "two" } }] }, { text: "ok" }],
+        onPermission: allowAlways,
+      });
+      await second.client.agent.request(methods.agent.session.load, { sessionId, cwd: sandbox.project, mcpServers: [] });
+      await second.prompt(sessionId, "write b");
+      expect(asked).toEqual(["w1"]);
+      expect(readFileSync(join(sandbox.project, "b.txt"), "utf8")).toBe("two");
+      await second.stop();
+    } finally {
+      sandbox.cleanup();
+    }
+  }, 60_000);
+
   test("kill -9 in the middle of a turn: the next process loads everything up to the last completed step", async () => {
     const sandbox = makeSandbox();
     sandbox.write("project/data.txt", "important data\n");

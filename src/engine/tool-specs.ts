@@ -12,7 +12,7 @@ const cache = new WeakMap<ToolDefinition, ToolSpec>();
 export function toolSpec(tool: ToolDefinition): ToolSpec {
   let spec = cache.get(tool);
   if (!spec) {
-    const { $schema: _ignored, ...inputSchema } = toJsonSchema(tool.schema, { errorMode: "ignore" }) as Record<string, unknown>;
+    const { $schema: _ignored, ...inputSchema } = (tool.jsonSchema ?? toJsonSchema(tool.schema, { errorMode: "ignore" })) as Record<string, unknown>;
     spec = { name: tool.name, description: tool.description, inputSchema };
     cache.set(tool, spec);
   }

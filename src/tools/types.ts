@@ -50,7 +50,8 @@ export interface ToolPreview {
  * command), `none` (touches nothing outside the agent, e.g. the plan).
  */
 export interface ToolAccess {
-  class: "none" | "read" | "edit" | "execute";
+  /** `other`: an action outside files and commands (e.g. an MCP tool that may change things). */
+  class: "none" | "read" | "edit" | "execute" | "other";
   /** Absolute (lexical) paths the call reads or changes. */
   paths?: string[];
   /** The command line, for `execute`. */
@@ -145,6 +146,8 @@ export interface ToolDefinition<TSchema extends v.GenericSchema = v.GenericSchem
   /** Extra guideline lines for the system prompt. */
   promptGuidelines?: string[];
   schema: TSchema;
+  /** The JSON Schema shown to the model, when it is not derived from `schema` (e.g. an MCP server's own). */
+  jsonSchema?: Record<string, unknown>;
   kind: ToolKind;
   describe(input: v.InferOutput<TSchema>, workspace: Workspace): ToolDescription;
   /** What the call touches; tools without it touch nothing that needs approval. */

@@ -148,3 +148,32 @@ test("command lines split on operators outside quotes", () => {
   expect(parseCommandLine("echo `id`").substitution).toBe(true);
   expect(parseCommandLine("echo hi > f").redirection).toBe(true);
 });
+
+describe("tools that are neither file nor command tools", () => {
+  const other: ToolAccess = { class: "other" };
+  test("modes treat them like commands", async () => {
+    expect((await policy(other, "mcp__gh__create_issue", "read-only")).decision).toBe("deny");
+    expect((await policy(other, "mcp__gh__create_issue", "ask")).decision).toBe("ask");
+    expect((await policy(other, "mcp__gh__create_issue", "write")).decision).toBe("ask");
+    expect((await policy(other, "mcp__gh__create_issue", "yolo")).decision).toBe("allow");
+  });
+
+  test("rules by tool name, with a server wildcard; the exact name is more specific", async () => {
+    const rules: PermissionRule[] = [
+      { action: "deny", tools: ["mcp__gh__*"] },
+      { action: "allow", tools: ["mcp__gh__list_issues"] },
+    ];
+    const denied = await policy(other, "mcp__gh__delete_repo", "yolo", rules);
+    expect(denied.decision === "deny" && denied.reason).toContain("deny tools mcp__gh__*");
+    expect((await policy(other, "mcp__gh__list_issues", "ask", rules)).decision).toBe("allow");
+    expect((await policy(run("ls"), "bash", "ask", [{ action: "deny", tools: ["bash"] }])).decision).toBe("deny");
+  });
+
+  test("always answers cover the one tool", async () => {
+    const ask = await policy(other, "mcp__gh__create_issue", "ask");
+    expect(ask.decision === "ask" && ask.offer.allow?.label).toBe("Always allow mcp__gh__create_issue in this session");
+    const grant = ask.decision === "ask" ? ask.offer.allow! : undefined!;
+    expect((await policy(other, "mcp__gh__create_issue", "ask", [], [grant])).decision).toBe("allow");
+    expect((await policy(other, "mcp__gh__close_issue", "ask", [], [grant])).decision).toBe("ask");
+  });
+});

@@ -13,18 +13,21 @@ export type GrantScope =
   /** Under one directory. */
   | { kind: "path"; prefix: string }
   /** These simple commands (each may be followed by more arguments). */
-  | { kind: "command"; prefixes: string[] };
+  | { kind: "command"; prefixes: string[] }
+  /** One tool, whatever its arguments (tools that are neither file nor command tools, e.g. MCP tools). */
+  | { kind: "tool"; name: string };
 
 export interface Grant {
   effect: "allow" | "deny";
-  class: "read" | "edit" | "execute";
+  class: "read" | "edit" | "execute" | "other";
   scope: GrantScope;
   /** The option name the user picked, e.g. "Always allow edits in this session". */
   label: string;
 }
 
 export interface GrantTarget {
-  class: "read" | "edit" | "execute";
+  class: "read" | "edit" | "execute" | "other";
+  tool: string;
   /** Real (symlink-resolved) paths. */
   paths: string[];
   command?: CommandLine;
@@ -39,6 +42,8 @@ function covers(grant: Grant, target: GrantTarget, allowing: boolean): boolean {
       return target.paths.length > 0 && target.paths.every((p) => containingRoot(p, target.roots) !== undefined);
     case "path":
       return target.paths.length > 0 && target.paths.every((p) => isWithin(p, scope.prefix));
+    case "tool":
+      return scope.name === target.tool;
     case "command": {
       const line = target.command;
       if (!line) return false;
@@ -56,6 +61,13 @@ export function matchGrant(grants: readonly Grant[], target: GrantTarget): Grant
 
 /** Grants to offer for an "always" answer, or undefined when an always-allow would be unsafe to honour. */
 export function offerGrants(target: GrantTarget, outsideDir: string | undefined): { allow?: Grant; reject: Grant } {
+  if (target.class === "other") {
+    const scope: GrantScope = { kind: "tool", name: target.tool };
+    return {
+      allow: { effect: "allow", class: "other", scope, label: `Always allow ${target.tool} in this session` },
+      reject: { effect: "deny", class: "other", scope, label: `Always reject ${target.tool} in this session` },
+    };
+  }
   if (target.class === "execute") {
     const line = target.command;
     const shown = line?.segments.join(" && ") ?? "";

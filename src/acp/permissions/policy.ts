@@ -10,7 +10,7 @@ import { containingRoot, realLocation } from "../../tools/paths.ts";
 import type { ToolAccess } from "../../tools/types.ts";
 import { parseCommandLine, type CommandLine } from "./command-line.ts";
 import { matchGrant, offerGrants, type Grant, type GrantTarget } from "./grants.ts";
-import { describeRule, matchCommandRules, matchPathRules, strongerAction, type RuleAction, type RuleMatch } from "./rules.ts";
+import { describeRule, matchCommandRules, matchPathRules, matchToolRules, strongerAction, type RuleAction, type RuleMatch } from "./rules.ts";
 
 export interface PolicyInput {
   toolName: string;
@@ -37,14 +37,17 @@ export async function evaluatePolicy(input: PolicyInput): Promise<PolicyVerdict>
   const outsidePaths = paths.filter((p) => containingRoot(p.real, input.roots) === undefined);
   const outside = outsidePaths.length > 0;
   const command: CommandLine | undefined = access.class === "execute" ? parseCommandLine(access.command ?? "") : undefined;
-  const target: GrantTarget = { class: access.class, paths: paths.map((p) => p.real), ...(command ? { command } : {}), roots: input.roots };
+  const target: GrantTarget = { class: access.class, tool: input.toolName, paths: paths.map((p) => p.real), ...(command ? { command } : {}), roots: input.roots };
   const offer = offerGrants(target, outside ? dirname(outsidePaths[0]!.real) : undefined);
-  const what = command ? `\`${access.command?.trim()}\`` : paths.map((p) => p.lexical).join(", ");
+  const what = command ? `\`${access.command?.trim()}\`` : paths.length > 0 ? paths.map((p) => p.lexical).join(", ") : "";
 
   // 1. Rules from settings, longest match per target; the strongest verdict across targets.
-  const matches: Array<RuleMatch | undefined> = command
+  //    A rule naming only the tool applies to targets no path or command rule decides.
+  const toolRule = matchToolRules(input.rules, input.toolName);
+  const targetMatches: Array<RuleMatch | undefined> = command
     ? command.segments.map((segment) => matchCommandRules(input.rules, input.toolName, segment))
     : paths.map((p) => matchPathRules(input.rules, input.toolName, [p.lexical, p.real], input.cwd));
+  const matches = targetMatches.length > 0 ? targetMatches.map((m) => m ?? toolRule) : [toolRule];
   let ruled: RuleAction | undefined;
   let decisive: RuleMatch | undefined;
   for (const match of matches) {
@@ -74,7 +77,7 @@ export async function evaluatePolicy(input: PolicyInput): Promise<PolicyVerdict>
 
 function modeVerdict(
   mode: ApprovalMode,
-  kind: "read" | "edit" | "execute",
+  kind: "read" | "edit" | "execute" | "other",
   outside: boolean,
   what: string,
   tool: string,
@@ -85,10 +88,11 @@ function modeVerdict(
     return outside ? { decision: "ask", outside, why: "it reads outside the session's directories", offer } : { decision: "allow", outside };
   }
   if (mode === "read-only") {
-    const noun = kind === "edit" ? "File changes" : "Commands";
+    const noun = kind === "edit" ? "File changes" : kind === "execute" ? "Commands" : "Tools that may change things";
     return { decision: "deny", reason: `${noun} are refused in read-only mode: ${tool} ${what} was not run. ${MODE_HINT}` };
   }
   if (kind === "edit" && mode === "write" && !outside) return { decision: "allow", outside };
-  const why = kind === "edit" ? (outside ? "it changes files outside the session's directories" : "it changes files") : "it runs a command";
+  const why =
+    kind === "edit" ? (outside ? "it changes files outside the session's directories" : "it changes files") : kind === "execute" ? "it runs a command" : "it may change things";
   return { decision: "ask", outside, why, offer };
 }

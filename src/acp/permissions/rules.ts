@@ -25,9 +25,14 @@ export function strongerAction(a: RuleAction, b: RuleAction): RuleAction {
   return strength[a] >= strength[b] ? a : b;
 }
 
+/** `mcp__github__*` matches every tool of that server; other names match exactly. */
+export function toolNameMatches(pattern: string, tool: string): boolean {
+  return pattern.endsWith("*") ? tool.startsWith(pattern.slice(0, -1)) : pattern === tool;
+}
+
 function appliesToTool(rule: PermissionRule, tool: string, defaultTools?: readonly string[]): boolean {
   const tools = rule.tools ?? defaultTools;
-  return tools === undefined || tools.includes(tool);
+  return tools === undefined || tools.some((pattern) => toolNameMatches(pattern, tool));
 }
 
 /** Length of the part of `target` the rule path covers, or undefined when it does not cover it. */
@@ -79,8 +84,23 @@ export function matchCommandRules(rules: readonly PermissionRule[], tool: string
   return best(matches);
 }
 
+/**
+ * The rule naming the tool itself (no path, no command): the least specific
+ * kind, used when no path or command rule decides. Longer patterns win.
+ */
+export function matchToolRules(rules: readonly PermissionRule[], tool: string): RuleMatch | undefined {
+  const matches: RuleMatch[] = [];
+  for (const rule of rules) {
+    if (rule.path || rule.command || !rule.tools) continue;
+    const hit = rule.tools.filter((pattern) => toolNameMatches(pattern, tool)).sort((a, b) => b.length - a.length)[0];
+    if (hit) matches.push({ rule, length: hit.length });
+  }
+  return best(matches);
+}
+
 /** A rule as people read it in messages: `deny path "secrets/" (read)`. */
 export function describeRule(rule: PermissionRule): string {
+  if (!rule.path && !rule.command) return `${rule.action} tools ${(rule.tools ?? []).join(", ")}`;
   const what = rule.command ? `command "${rule.command}"` : `path "${rule.path}"`;
   const tools = rule.tools ? ` (${rule.tools.join(", ")})` : "";
   return `${rule.action} ${what}${tools}`;

@@ -4,7 +4,8 @@
  * @module
  */
 import { guardConnection, type MessageStreamPair } from "./connection-guard.ts";
-import { newConnectionState, type ConnectionState } from "./connection-state.ts";
+import { newConnectionState, type ConnectionState, type SessionScope } from "./connection-state.ts";
+import { detachAll } from "./session-attach.ts";
 import { registerAuth } from "./handlers/auth.ts";
 import { registerInitialize } from "./handlers/initialize.ts";
 import { registerPrompt } from "./handlers/prompt.ts";
@@ -19,15 +20,15 @@ export interface AgentAppHandle {
   state: ConnectionState;
 }
 
-export function createAgentApp(services: AgentServices): AgentAppHandle {
-  const state = newConnectionState();
+export function createAgentApp(services: AgentServices, scope?: SessionScope): AgentAppHandle {
+  const state = newConnectionState(scope);
   const app = acp.agent({ name: "acp-edge" });
   registerInitialize(app, services, state);
   registerAuth(app, services, state);
   registerSessionLifecycle(app, services, state);
   registerStoredSessions(app, services, state);
   registerPrompt(app, services, state);
-  registerSessionConfig(app, services);
+  registerSessionConfig(app, services, state);
   return { app, state };
 }
 
@@ -36,12 +37,15 @@ export function createAgentApp(services: AgentServices): AgentAppHandle {
  * turns of the sessions it opened are cancelled (answered `cancelled`), every
  * request already received is answered, and the connection closes.
  */
-export async function serveConnection(services: AgentServices, stream: MessageStreamPair): Promise<void> {
-  const { app, state } = createAgentApp(services);
+export async function serveConnection(services: AgentServices, stream: MessageStreamPair, scope?: SessionScope): Promise<void> {
+  const { app, state } = createAgentApp(services, scope);
   const cancelOwnTurns = () => {
-    for (const id of state.sessions) services.sessions.get(id)?.agent.cancel("the client disconnected");
+    for (const id of state.sessions) {
+      const live = services.sessions.get(id);
+      if (live?.turnOwner === state.id) live.agent.cancel("the client disconnected");
+    }
   };
   const connection: AgentConnection = app.connect(guardConnection(stream, { onInputEnd: cancelOwnTurns }) as unknown as Stream);
   await connection.closed;
-  cancelOwnTurns();
+  await detachAll(services, state);
 }

@@ -2,17 +2,30 @@
  * What acp-edge remembers about one client connection.
  * @module
  */
+import { nanoid } from "nanoid";
 import type { ClientCapabilities } from "./sdk.ts";
 
+/** A connection bound to one durable session (the `/v1/session/{ref}/apc` route). */
+export interface SessionScope {
+  sessionId: string;
+  cwd: string;
+}
+
 export interface ConnectionState {
+  /** Unique per connection; names it as a session subscriber. */
+  id: string;
+  /** Set for connections that may only use one session. */
+  scope?: SessionScope;
+  /** Whether a scoped connection has bound its session (by `session/new` or `session/load`). */
+  bound: boolean;
   /** Captured at `initialize`; an omitted capability means unsupported. */
   clientCapabilities: ClientCapabilities;
   /** Cleared by `logout`; `authenticate` sets it again. Connections start authenticated. */
   authenticated: boolean;
-  /** Sessions opened on this connection, cancelled when it closes. */
+  /** Sessions this connection is attached to; it is detached from them when it closes. */
   sessions: Set<string>;
 }
 
-export function newConnectionState(): ConnectionState {
-  return { clientCapabilities: {}, authenticated: true, sessions: new Set() };
+export function newConnectionState(scope?: SessionScope): ConnectionState {
+  return { id: `conn_${nanoid(12)}`, ...(scope ? { scope } : {}), bound: false, clientCapabilities: {}, authenticated: true, sessions: new Set() };
 }

@@ -7,6 +7,15 @@ import type { ApprovalMode, Settings } from "../config/settings-schema.ts";
 import type { PromptTemplate } from "./commands/templates.ts";
 import type { Grant } from "./permissions/grants.ts";
 import type { SessionRecorder } from "./session-recorder.ts";
+import type { AgentContext, ClientCapabilities } from "./sdk.ts";
+
+/** A client connection attached to a session: it receives every update of the session. */
+export interface Subscriber {
+  /** The connection's id. */
+  id: string;
+  client: AgentContext;
+  capabilities: ClientCapabilities;
+}
 
 export interface LiveSession {
   agent: AgentSession;
@@ -25,6 +34,10 @@ export interface LiveSession {
   /** Things to tell the user once the session is open (e.g. a model that is no longer available). */
   notices: string[];
   title?: string;
+  /** Connections attached to the session, by connection id. */
+  subscribers: Map<string, Subscriber>;
+  /** The connection whose prompt is running (it alone is asked for permissions). */
+  turnOwner?: string;
   /** The prompt turn in flight, so close and shutdown can wait for it to settle. */
   turn?: Promise<unknown>;
 }

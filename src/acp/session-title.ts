@@ -3,7 +3,7 @@
  * in the journal and announced with `session_info_update`.
  * @module
  */
-import { methods, type AgentContext } from "./sdk.ts";
+import { broadcast } from "./session-broadcast.ts";
 import type { LiveSession } from "./session-registry.ts";
 
 const MAX_LENGTH = 60;
@@ -18,11 +18,8 @@ export function titleFromPrompt(text: string): string | undefined {
   return `${(space > 20 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
-export async function setTitle(live: LiveSession, client: AgentContext, title: string): Promise<void> {
+export async function setTitle(live: LiveSession, title: string): Promise<void> {
   live.title = title;
   await live.recorder.write({ type: "title", title }, true);
-  await client.notify(methods.client.session.update, {
-    sessionId: live.agent.id,
-    update: { sessionUpdate: "session_info_update", title, updatedAt: new Date().toISOString() },
-  });
+  await broadcast(live, { sessionUpdate: "session_info_update", title, updatedAt: new Date().toISOString() });
 }

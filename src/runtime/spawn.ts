@@ -6,7 +6,7 @@
  * @module
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, readdirSync, readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -217,4 +217,150 @@ export async function createTempFile(prefix: string): Promise<TempFile> {
       await handle.close();
     },
   };
+}
+
+/** A program to run directly (no shell), with its arguments, directory and environment. */
+export interface SpawnProcessOptions {
+  /** An absolute path, or a name looked up on the `PATH` of `env`. */
+  command: string;
+  args: string[];
+  cwd: string;
+  /** The whole environment of the program; defaults to this process's. */
+  env?: Record<string, string>;
+}
+
+/** A running program with its three pipes. Both output streams must be read, or the program blocks once a pipe is full. */
+export interface SpawnedProcess {
+  readonly pid: number;
+  readonly stdout: AsyncIterable<Uint8Array>;
+  readonly stderr: AsyncIterable<Uint8Array>;
+  /** Settles when the program itself has exited (its children may live on). */
+  readonly exited: Promise<ShellExit>;
+  /** Writes to stdin; resolves once the bytes are handed to the pipe, rejects when stdin is closed. */
+  write(bytes: Uint8Array): Promise<void>;
+  closeStdin(): void;
+  /** Signals the whole process group; falls back to the program alone. */
+  killTree(signal?: KillSignal): void;
+  /** Whether any process of the group still exists (zombies included). */
+  treeAlive(): boolean;
+  /** SIGTERM to the group, SIGKILL to whatever is left after `graceMs`; resolves when done. */
+  terminate(graceMs?: number): Promise<void>;
+}
+
+/** Default time a process group gets to exit after SIGTERM before SIGKILL. */
+export const TERMINATE_GRACE_MS = 2000;
+
+/**
+ * Starts a program as the leader of its own process group, so that
+ * `killTree` reaches everything it starts. Rejects with a readable message
+ * when it cannot start (command not found, not executable, missing cwd).
+ */
+export async function spawnProcess(options: SpawnProcessOptions): Promise<SpawnedProcess> {
+  const child = spawn(options.command, options.args, {
+    cwd: options.cwd,
+    ...(options.env ? { env: options.env } : {}),
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const exited = new Promise<ShellExit>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal: signal ?? null }));
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", reject);
+    });
+  } catch (error) {
+    throw new Error(await spawnFailure(error, options));
+  }
+  child.on("error", () => {});
+  // Writing to a program that has exited raises EPIPE on the stream; `write` reports it instead.
+  child.stdin?.on("error", () => {});
+  const pid = child.pid as number;
+  const killTree = (signal: KillSignal = "SIGTERM") => signalGroup(pid, child, signal);
+  const treeAlive = () => groupAlive(pid);
+  return {
+    pid,
+    stdout: child.stdout as AsyncIterable<Uint8Array>,
+    stderr: child.stderr as AsyncIterable<Uint8Array>,
+    exited,
+    write(bytes) {
+      const stdin = child.stdin;
+      return new Promise<void>((resolve, reject) => {
+        if (!stdin || stdin.destroyed || stdin.writableEnded) {
+          reject(new Error("stdin is closed"));
+          return;
+        }
+        stdin.write(bytes, (error) => (error ? reject(error) : resolve()));
+      });
+    },
+    closeStdin() {
+      child.stdin?.end();
+    },
+    killTree,
+    treeAlive,
+    async terminate(graceMs = TERMINATE_GRACE_MS) {
+      if (!treeAlive()) return;
+      killTree("SIGTERM");
+      const deadline = Date.now() + graceMs;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
+      // Children of the program may take a little longer than the program itself.
+      while (treeAlive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      if (treeAlive()) killTree("SIGKILL");
+    },
+  };
+}
+
+async function spawnFailure(error: unknown, options: SpawnProcessOptions): Promise<string> {
+  const code = (error as { code?: string }).code;
+  if (code === "ENOENT") {
+    const cwd = await fs.stat(options.cwd).catch(() => undefined);
+    if (!cwd?.isDirectory()) return `working directory not found: ${options.cwd}`;
+    return `command not found: ${options.command}`;
+  }
+  if (code === "EACCES") return `permission denied: ${options.command}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function signalGroup(pid: number, child: ChildProcess, signal: KillSignal): void {
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    if ((error as { code?: string }).code === "ESRCH") return;
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Whether the group has a member that still runs; zombies do not count (an init that never reaps would keep them forever). */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM";
+  }
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return true; // no /proc: trust the signal probe
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    // Fields after the parenthesised name: state, ppid, pgrp, …
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(pgrp) === pgid && state !== "Z") return true;
+  }
+  return false;
 }

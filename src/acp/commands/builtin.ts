@@ -7,7 +7,8 @@ import type { EventSink } from "../../engine/events.ts";
 import { join } from "../../runtime/path.ts";
 import { cwdSlug } from "../../store/cwd-slug.ts";
 import { SessionBusyError } from "../../engine/session.ts";
-import { methods, type AgentContext, type PromptResponse } from "../sdk.ts";
+import type { AgentContext, PromptResponse } from "../sdk.ts";
+import { broadcast } from "../session-broadcast.ts";
 import type { AgentServices } from "../services.ts";
 import type { LiveSession } from "../session-registry.ts";
 import { setTitle } from "../session-title.ts";
@@ -23,10 +24,7 @@ export interface BuiltinContext {
 type Builtin = (args: string, context: BuiltinContext) => Promise<PromptResponse>;
 
 async function say(context: BuiltinContext, text: string): Promise<PromptResponse> {
-  await context.client.notify(methods.client.session.update, {
-    sessionId: context.live.agent.id,
-    update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
-  });
+  await broadcast(context.live, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
   return { stopReason: "end_turn" };
 }
 
@@ -38,7 +36,7 @@ const BUILTINS: Record<string, Builtin> = {
   async name(args, context) {
     const title = args.trim().replace(/\s+/g, " ");
     if (!title) return await say(context, "Usage: /name <title>");
-    await setTitle(context.live, context.client, title.slice(0, 200));
+    await setTitle(context.live, title.slice(0, 200));
     return await say(context, `Session renamed to "${context.live.title}".`);
   },
 

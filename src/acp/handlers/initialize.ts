@@ -28,7 +28,10 @@ export function registerInitialize(app: AgentApp, services: AgentServices, state
         loadSession: true,
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: false, sse: false },
-        sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {}, fork: {} } as NonNullable<
+        // A connection scoped to one durable session cannot delete or fork it (REST does that).
+        sessionCapabilities: (state.scope
+          ? { list: {}, resume: {}, close: {}, additionalDirectories: {} }
+          : { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {}, fork: {} }) as NonNullable<
           InitializeResponse["agentCapabilities"]
         >["sessionCapabilities"],
         auth: { logout: {} },

@@ -11,12 +11,16 @@ import { configOptions, modeState } from "../session-config.ts";
 import { storeFailure } from "../session-lookup.ts";
 import { announceSession } from "../session-announce.ts";
 import { StoreError } from "../../store/types.ts";
+import { attachConnection, detachConnection } from "../session-attach.ts";
+import { checkScope } from "../session-access.ts";
+import { bindScopedSession } from "./session-stored.ts";
 
 export function registerSessionLifecycle(app: AgentApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.session.new, async ({ params, client }) => {
     if (!state.authenticated) {
       throw authRequired(`This connection logged out. Call authenticate with methodId "${AUTH_METHOD_ID}" before session/new.`);
     }
+    if (state.scope) return await bindScopedSession(services, state, client, params, { replay: false });
     if (params.mcpServers.length > 0) {
       const names = params.mcpServers.map((s) => s.name).join(", ");
       throw invalidParams(`MCP servers are not supported by this version of acp-edge (got: ${names}); send "mcpServers": []`, {
@@ -32,19 +36,21 @@ export function registerSessionLifecycle(app: AgentApp, services: AgentServices,
     });
     await live.recorder.write({ type: "config", mode: live.mode, model: `${live.agent.model.info.provider}/${live.agent.model.info.id}`, thinking: live.agent.thinking }, true);
     services.sessions.add(live);
-    state.sessions.add(live.agent.id);
+    attachConnection(live, state, client);
     announceSession(client, live, services);
     return { sessionId: live.agent.id, modes: modeState(live), configOptions: configOptions(live, services) };
   });
 
+  // Detaches this client; the session is released when no client is left (it stays on disk).
   app.onRequest(methods.agent.session.close, async ({ params }) => {
-    if (!services.sessions.get(params.sessionId)) throw sessionNotFound(params.sessionId);
-    await services.sessions.release(params.sessionId);
-    state.sessions.delete(params.sessionId);
+    checkScope(state, params.sessionId);
+    if (!state.sessions.has(params.sessionId)) throw sessionNotFound(params.sessionId);
+    await detachConnection(services, state, params.sessionId);
     return {};
   });
 
   app.onRequest(methods.agent.session.delete, async ({ params }) => {
+    if (state.scope) throw invalidParams(`this connection is scoped to session ${state.scope.sessionId}; delete sessions with DELETE /v1/sessions/{id}`);
     await services.sessions.release(params.sessionId);
     state.sessions.delete(params.sessionId);
     try {

@@ -7,7 +7,9 @@
 import * as v from "valibot";
 import type { ConnectionState } from "../connection-state.ts";
 import { invalidParams } from "../errors.ts";
-import { openSession } from "../open-session.ts";
+import { checkDirectory, openSession } from "../open-session.ts";
+import { realPath } from "../../runtime/fs.ts";
+import { attachConnection } from "../session-attach.ts";
 import { methods, type AgentApp, type AgentContext } from "../sdk.ts";
 import type { AgentServices } from "../services.ts";
 import { announceSession } from "../session-announce.ts";
@@ -33,17 +35,51 @@ function refuseMcp(servers: readonly unknown[] | undefined): void {
   if (servers && servers.length > 0) throw invalidParams(`MCP servers are not supported by this version of acp-edge; send "mcpServers": []`);
 }
 
-/** A live session for this id: the one already open in this process, or the stored one brought back. */
-async function attach(services: AgentServices, state: ConnectionState, request: { sessionId: string; cwd: string; additionalDirectories?: string[] }): Promise<LiveSession> {
-  const existing = services.sessions.get(request.sessionId);
-  if (existing) {
-    state.sessions.add(existing.agent.id);
-    return existing;
+/** Attaches this connection to the session: the one already live in this process, or the stored one brought back. */
+async function attach(
+  services: AgentServices,
+  state: ConnectionState,
+  client: AgentContext,
+  request: { sessionId: string; cwd: string; additionalDirectories?: string[] },
+): Promise<LiveSession> {
+  let live = services.sessions.get(request.sessionId);
+  if (live) {
+    await checkSameCwd(live, request.cwd);
+  } else {
+    live = (await reviveSession(services, request)).live;
+    services.sessions.add(live);
   }
-  const { live } = await reviveSession(services, request);
-  services.sessions.add(live);
-  state.sessions.add(live.agent.id);
+  attachConnection(live, state, client);
   return live;
+}
+
+async function checkSameCwd(live: LiveSession, cwd: string): Promise<void> {
+  await checkDirectory(cwd, "cwd");
+  const [a, b] = await Promise.all([realPath(live.cwd).catch(() => live.cwd), realPath(cwd).catch(() => cwd)]);
+  if (a !== b) throw invalidParams(`session ${live.agent.id} belongs to ${live.cwd}, not ${cwd}`, { cwd, sessionCwd: live.cwd });
+}
+
+/**
+ * `session/new`, `load` or `resume` on a connection scoped to one session:
+ * binds that session (when the cwd matches) instead of creating one.
+ */
+export async function bindScopedSession(
+  services: AgentServices,
+  state: ConnectionState,
+  client: AgentContext,
+  params: { sessionId?: string; cwd: string; additionalDirectories?: string[]; mcpServers?: readonly unknown[] },
+  options: { replay: boolean },
+) {
+  const scope = state.scope!;
+  if (params.sessionId !== undefined && params.sessionId !== scope.sessionId) {
+    throw invalidParams(`this connection is scoped to session ${scope.sessionId}`, { sessionId: params.sessionId, scopedTo: scope.sessionId });
+  }
+  refuseMcp(params.mcpServers);
+  const live = await attach(services, state, client, { ...params, sessionId: scope.sessionId });
+  state.bound = true;
+  if (options.replay) await replay(client, services, live);
+  announceSession(client, live, services);
+  return { sessionId: live.agent.id, modes: modeState(live), configOptions: configOptions(live, services) };
 }
 
 async function replay(client: AgentContext, services: AgentServices, live: LiveSession): Promise<void> {
@@ -82,21 +118,30 @@ export function registerStoredSessions(app: AgentApp, services: AgentServices, s
   });
 
   app.onRequest(methods.agent.session.load, async ({ params, client }) => {
+    if (state.scope) {
+      const { sessionId: _id, ...response } = await bindScopedSession(services, state, client, params, { replay: true });
+      return response;
+    }
     refuseMcp(params.mcpServers);
-    const live = await attach(services, state, params);
+    const live = await attach(services, state, client, params);
     await replay(client, services, live);
     announceSession(client, live, services);
     return { modes: modeState(live), configOptions: configOptions(live, services) };
   });
 
   app.onRequest(methods.agent.session.resume, async ({ params, client }) => {
+    if (state.scope) {
+      const { sessionId: _id, ...response } = await bindScopedSession(services, state, client, params, { replay: false });
+      return response;
+    }
     refuseMcp(params.mcpServers);
-    const live = await attach(services, state, params);
+    const live = await attach(services, state, client, params);
     announceSession(client, live, services);
     return { modes: modeState(live), configOptions: configOptions(live, services) };
   });
 
   app.onRequest("session/fork", parseForkParams, async ({ params, client }) => {
+    if (state.scope) throw invalidParams(`this connection is scoped to session ${state.scope.sessionId}; fork it from /acp`);
     refuseMcp(params.mcpServers);
     const source = services.sessions.get(params.sessionId);
     if (source) await source.recorder.journal.sync();
@@ -126,7 +171,7 @@ export function registerStoredSessions(app: AgentApp, services: AgentServices, s
     live.title = title;
     await live.recorder.write({ type: "title", title }, true);
     services.sessions.add(live);
-    state.sessions.add(live.agent.id);
+    attachConnection(live, state, client);
     announceSession(client, live, services);
     return { sessionId: live.agent.id, modes: modeState(live), configOptions: configOptions(live, services) };
   });

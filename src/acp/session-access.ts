@@ -1,0 +1,28 @@
+/**
+ * Which session a request may touch: one this connection is attached to.
+ * A connection scoped to one durable session (the `/apc` route) must bind
+ * it first and may not reach any other.
+ * @module
+ */
+import type { ConnectionState } from "./connection-state.ts";
+import { invalidParams, sessionNotFound } from "./errors.ts";
+import { RequestError } from "./sdk.ts";
+import type { AgentServices } from "./services.ts";
+import type { LiveSession } from "./session-registry.ts";
+
+/** Refuses ids outside a scoped connection's session, and session methods before it is bound. */
+export function checkScope(state: ConnectionState, sessionId: string): void {
+  const scope = state.scope;
+  if (!scope) return;
+  if (sessionId !== scope.sessionId) {
+    throw invalidParams(`this connection is scoped to session ${scope.sessionId}`, { sessionId, scopedTo: scope.sessionId });
+  }
+  if (!state.bound) throw new RequestError(-32600, "Invalid request: call session/new or session/load before session methods");
+}
+
+export function attachedSession(services: AgentServices, state: ConnectionState, sessionId: string): LiveSession {
+  checkScope(state, sessionId);
+  const live = state.sessions.has(sessionId) ? services.sessions.get(sessionId) : undefined;
+  if (!live) throw sessionNotFound(sessionId);
+  return live;
+}

@@ -40,8 +40,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       case "agent stdio":
         return await (await import("./agent-stdio.ts")).runAgentStdio(options);
       case "agent serve":
-        printError("acp-edge: agent serve is not available in this build yet; use agent stdio");
-        return 1;
+        return await (await import("./agent-serve.ts")).runServe(options);
     }
   } catch (error) {
     if (error instanceof ConfigError || error instanceof UsageError) {

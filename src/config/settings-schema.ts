@@ -64,6 +64,17 @@ export const SettingsSchema = v.object({
   sessionDir: v.optional(v.string()),
   /** When older history is summarised: tokens kept free for the reply, and how much recent history stays verbatim. */
   compaction: v.optional(v.object({ reserveTokens: v.optional(PositiveInt), keepRecentTokens: v.optional(PositiveInt) })),
+  /** Bounds of `agent serve` (see docs/serve.md). */
+  serve: v.optional(
+    v.object({
+      maxMessageBytes: v.optional(PositiveInt),
+      maxBufferedBytes: v.optional(PositiveInt),
+      pingIntervalSeconds: v.optional(v.pipe(v.number(), v.minValue(0))),
+      maxConnections: v.optional(PositiveInt),
+      maxClientsPerSession: v.optional(PositiveInt),
+      maxAttachedSessions: v.optional(PositiveInt),
+    }),
+  ),
   /** How long the editor has to answer a permission request before the tool is blocked. */
   permissionTimeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(86_400))),
 });

@@ -273,3 +273,8 @@ export function errorCode(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** Creates `to` as a hard link to `from`; rejects with `EEXIST` when `to` exists (never overwrites). */
+export async function hardLink(from: string, to: string): Promise<void> {
+  await fs.link(from, to);
+}

@@ -8,10 +8,10 @@
  */
 import { FrameDecoder, type FrameEvent, type Framing } from "./frame-decoder.ts";
 import { FrameWriter } from "./frame-encoder.ts";
+import { classifyMessage, invalidRequest, type JsonRpcObject } from "./json-message.ts";
 import { MAX_MESSAGE_BYTES } from "./limits.ts";
 
-/** A decoded JSON-RPC message; the envelope is not validated here. */
-export type JsonRpcObject = Record<string, unknown>;
+export type { JsonRpcObject } from "./json-message.ts";
 
 /** Why the input side ended. `fatal` carries the framing error to print before exiting. */
 export type InputEnd =
@@ -43,17 +43,6 @@ export class FramingError extends Error {
   override readonly name = "FramingError";
 }
 
-const PARSE_ERROR = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } };
-const BATCH_ERROR = {
-  jsonrpc: "2.0",
-  id: null,
-  error: { code: -32600, message: "Invalid request: JSON-RPC batches are not supported" },
-};
-
-function invalidRequest(message: string, data?: unknown): JsonRpcObject {
-  const error = data === undefined ? { code: -32600, message } : { code: -32600, message, data };
-  return { jsonrpc: "2.0", id: null, error };
-}
 
 /**
  * Wraps a byte connection. On a fatal framing error nothing is written to
@@ -98,20 +87,12 @@ export function createMessageStream(
         await reply(oversize);
         continue;
       }
-      let value: unknown;
-      try {
-        value = JSON.parse(text.decode(event.body));
-      } catch {
-        await reply(PARSE_ERROR);
-        continue;
-      }
-      if (Array.isArray(value)) {
-        await reply(BATCH_ERROR);
-      } else if (value !== null && typeof value === "object") {
-        controller.enqueue(value as JsonRpcObject);
-        enqueued++;
+      const classified = classifyMessage(text.decode(event.body));
+      if ("reply" in classified) {
+        await reply(classified.reply);
       } else {
-        await reply(invalidRequest("Invalid request", value));
+        controller.enqueue(classified.message);
+        enqueued++;
       }
     }
     return enqueued;

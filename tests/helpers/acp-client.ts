@@ -28,9 +28,13 @@ export interface ClientOptions {
 }
 
 export function connectClient(agentProcess: AgentProcess, options: ClientOptions = {}): TestClient {
+  return connectStream(acp.ndJsonStream(agentProcess.stdin, agentProcess.stdout), options);
+}
+
+/** The SDK client over any stream of messages (stdio NDJSON, the SDK's WebSocket client stream, …). */
+export function connectStream(byStream: acp.Stream, options: ClientOptions = {}): TestClient {
   const received: Array<Record<string, unknown>> = [];
   const clientRequests: string[] = [];
-  const byStream = acp.ndJsonStream(agentProcess.stdin, agentProcess.stdout);
   const tap = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
     transform(message, controller) {
       received.push(message as Record<string, unknown>);

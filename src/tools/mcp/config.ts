@@ -56,7 +56,12 @@ export function registerServerSecrets(config: McpServerConfig): void {
     for (const variable of config.env ?? []) registerSecret(variable.value);
     return;
   }
-  for (const header of config.headers ?? []) registerSecret(header.value);
+  for (const header of config.headers ?? []) {
+    registerSecret(header.value);
+    // "Bearer <token>": the token may show up on its own (a server echoing it, an error message).
+    const credential = /^\s*(?:bearer|basic|token)\s+(\S+)\s*$/i.exec(header.value)?.[1];
+    registerSecret(credential);
+  }
   try {
     const url = new URL(config.url);
     registerSecret(decodeURIComponent(url.password));

@@ -1,0 +1,82 @@
+/**
+ * Deciding a WebSocket upgrade, checks in this order: bearer (401, with
+ * `WWW-Authenticate: Bearer`) → route and session (404) → the
+ * `agent-client-protocol.v1` subprotocol offered (426) → `?generation=`
+ * current (409) → capacity (503). Nothing is revealed about sessions to a
+ * request without the token.
+ * @module
+ */
+import type { UpgradeDecision } from "../runtime/http-server.ts";
+import type { SessionStore } from "../store/types.ts";
+import { isAuthorized, offeredSubprotocols, SUBPROTOCOL } from "./bearer.ts";
+import { jsonError } from "./http-errors.ts";
+import type { ServeLimits } from "./limits.ts";
+import type { ServerState } from "./server-state.ts";
+import { generationOf, resolveSessionRef } from "./session-refs.ts";
+
+/** What an accepted connection serves: a plain ACP connection, or one scoped to a durable session. */
+export type SocketRoute = { kind: "acp" } | { kind: "apc"; sessionId: string; cwd: string };
+
+export interface HandshakeContext {
+  token: string;
+  store: SessionStore;
+  limits: ServeLimits;
+  state: ServerState;
+}
+
+const APC_PATH = /^\/v1\/session\/([^/]+)\/apc$/;
+
+export async function decideUpgrade(request: Request, context: HandshakeContext): Promise<UpgradeDecision<SocketRoute>> {
+  const refuse = (status: number, code: string, message: string, headers?: Record<string, string>) =>
+    ({ accept: false, response: jsonError(status, code, message, headers) }) as const;
+
+  if (!isAuthorized(request, context.token)) {
+    return refuse(401, "unauthorized", "missing or invalid bearer token", { "www-authenticate": 'Bearer realm="acp-edge"' });
+  }
+  const url = new URL(request.url);
+  let route: SocketRoute;
+  let generation: number | undefined;
+  const apc = APC_PATH.exec(url.pathname);
+  if (url.pathname === "/acp") {
+    route = { kind: "acp" };
+  } else if (apc) {
+    let ref: string;
+    try {
+      ref = decodeURIComponent(apc[1]!);
+    } catch {
+      return refuse(404, "session_not_found", "session not found");
+    }
+    const resolved = await resolveSessionRef(context.store, ref);
+    if (!resolved.ok) return refuse(404, resolved.code, resolved.message);
+    route = { kind: "apc", sessionId: resolved.session.id, cwd: resolved.session.cwd };
+    generation = await generationOf(resolved.session.id);
+  } else {
+    return refuse(404, "route_not_found", "no WebSocket route here; use /acp or /v1/session/{ref}/apc");
+  }
+
+  if (!offeredSubprotocols(request).includes(SUBPROTOCOL)) {
+    return refuse(426, "acp_subprotocol_required", `WebSocket subprotocol ${SUBPROTOCOL} is required`, { "sec-websocket-protocol": SUBPROTOCOL });
+  }
+
+  const wanted = url.searchParams.get("generation");
+  if (wanted !== null && route.kind === "apc") {
+    if (!/^\d{1,16}$/.test(wanted)) return refuse(409, "stale_generation", "generation is not a number");
+    if (Number(wanted) !== generation) return refuse(409, "stale_generation", "session generation changed: the session was deleted or replaced");
+  }
+
+  const { state, limits } = context;
+  if (state.draining) return refuse(503, "server_stopping", "the server is shutting down");
+  if (state.connections.size >= limits.maxConnections) {
+    return refuse(503, "connection_capacity", `the server has reached its limit of ${limits.maxConnections} connections`, { "retry-after": "5" });
+  }
+  if (route.kind === "apc") {
+    if (state.clientsOf(route.sessionId) >= limits.maxClientsPerSession) {
+      return refuse(503, "session_client_capacity", `this session already has ${limits.maxClientsPerSession} clients`, { "retry-after": "5" });
+    }
+    const attached = state.attachedSessions();
+    if (!attached.has(route.sessionId) && attached.size >= limits.maxAttachedSessions) {
+      return refuse(503, "attached_session_capacity", `clients are attached to ${limits.maxAttachedSessions} sessions already`, { "retry-after": "5" });
+    }
+  }
+  return { accept: true, subprotocol: SUBPROTOCOL, data: route };
+}

@@ -1,0 +1,111 @@
+/**
+ * `/v1/sessions`: list, create, get and delete durable sessions over plain
+ * HTTP. Sessions are addressed by id or unique title; each carries its
+ * generation and the URL to attach to it.
+ * @module
+ */
+import { Hono } from "hono";
+import * as v from "valibot";
+import { newSessionId } from "../acp/open-session.ts";
+import type { AgentServices } from "../acp/services.ts";
+import { statOrUndefined } from "../runtime/fs.ts";
+import { isAbsolute } from "../runtime/path.ts";
+import { StoreError, type SessionSummary } from "../store/types.ts";
+import { json, jsonError } from "./http-errors.ts";
+import type { ServerState } from "./server-state.ts";
+import { generationOf, resolveSessionRef, titleTaken } from "./session-refs.ts";
+
+const CreateBody = v.object({
+  cwd: v.pipe(v.string(), v.minLength(1)),
+  title: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200))),
+  additionalDirectories: v.optional(v.array(v.string())),
+});
+
+async function describe(session: SessionSummary) {
+  const path = `/v1/session/${encodeURIComponent(session.id)}`;
+  return {
+    id: session.id,
+    cwd: session.cwd,
+    additionalDirectories: session.additionalDirectories,
+    title: session.title ?? null,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+    generation: await generationOf(session.id),
+    links: { self: `/v1/sessions/${encodeURIComponent(session.id)}`, apc: `${path}/apc` },
+  };
+}
+
+function storeProblem(error: unknown): Response {
+  if (error instanceof StoreError) {
+    const status = error.code === "not_found" ? 404 : error.code === "invalid_cursor" ? 400 : error.code === "locked" ? 409 : 500;
+    return jsonError(status, `session_${error.code}`, error.message);
+  }
+  throw error;
+}
+
+async function directoryProblem(path: string, field: string): Promise<Response | undefined> {
+  if (!isAbsolute(path)) return jsonError(400, "invalid_request", `${field} must be an absolute path`);
+  const info = await statOrUndefined(path).catch(() => undefined);
+  if (!info?.isDirectory) return jsonError(400, "invalid_request", `${field} is not an existing directory: ${path}`);
+  return undefined;
+}
+
+export function sessionRoutes(services: AgentServices, state: ServerState): Hono {
+  const routes = new Hono();
+
+  routes.get("/", async (c) => {
+    try {
+      const cwd = c.req.query("cwd");
+      const cursor = c.req.query("cursor");
+      const page = await services.store.list({ ...(cwd ? { cwd } : {}), ...(cursor ? { cursor } : {}) });
+      return json({ sessions: await Promise.all(page.sessions.map(describe)), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) });
+    } catch (error) {
+      return storeProblem(error);
+    }
+  });
+
+  routes.post("/", async (c) => {
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return jsonError(400, "invalid_request", "the body must be JSON: {\"cwd\": \"/abs/path\", \"title\"?: \"…\"}");
+    }
+    const parsed = v.safeParse(CreateBody, body);
+    if (!parsed.success) return jsonError(400, "invalid_request", parsed.issues.map((i) => `${v.getDotPath(i) ?? "body"}: ${i.message}`).join("; "));
+    const { cwd, title, additionalDirectories = [] } = parsed.output;
+    for (const [path, field] of [[cwd, "cwd"], ...additionalDirectories.map((d) => [d, "additionalDirectories"])] as const) {
+      const problem = await directoryProblem(path, field);
+      if (problem) return problem;
+    }
+    if (title && (await titleTaken(services.store, title))) return jsonError(409, "title_taken", `a session titled "${title}" exists; delete it or choose another title`);
+    const id = newSessionId();
+    const journal = await services.store.create({ id, cwd, additionalDirectories });
+    if (title) await journal.append({ type: "title", title }, { sync: true });
+    await journal.close();
+    const now = new Date().toISOString();
+    return json(await describe({ id, cwd, additionalDirectories, createdAt: now, updatedAt: now, ...(title ? { title } : {}) }), 201);
+  });
+
+  routes.get("/:ref", async (c) => {
+    const resolved = await resolveSessionRef(services.store, c.req.param("ref"));
+    if (!resolved.ok) return jsonError(404, resolved.code, resolved.message);
+    return json(await describe(resolved.session));
+  });
+
+  routes.delete("/:ref", async (c) => {
+    const resolved = await resolveSessionRef(services.store, c.req.param("ref"));
+    if (!resolved.ok) return jsonError(404, resolved.code, resolved.message);
+    const id = resolved.session.id;
+    state.closeSessionClients(id, "the session was deleted");
+    await services.sessions.release(id);
+    try {
+      await services.store.delete(id);
+    } catch (error) {
+      return storeProblem(error);
+    }
+    return new Response(null, { status: 204 });
+  });
+
+  return routes;
+}

@@ -1,0 +1,118 @@
+/**
+ * A WebSocket as a stream of JSON-RPC messages, with every bound the serve
+ * contract promises: text frames only (binary → close 1003), at most
+ * `maxMessageBytes` per message (close 1009), invalid JSON answered with
+ * -32700 while the connection goes on, a per-client outbound buffer cap (a
+ * client that stops reading is closed alone, 1008), and a ping keepalive (a
+ * missed pong closes the connection, 1001).
+ * @module
+ */
+import { classifyMessage, type JsonRpcObject } from "./json-message.ts";
+import { CLOSE, type WebSocketLike } from "./websocket-like.ts";
+
+export interface WebSocketLimits {
+  maxMessageBytes: number;
+  /** Outbound bytes a client may leave unread before it is disconnected. */
+  maxBufferedBytes: number;
+  /** 0 disables keepalive pings. */
+  pingIntervalMs: number;
+}
+
+export interface WebSocketStream {
+  readable: ReadableStream<JsonRpcObject>;
+  writable: WritableStream<JsonRpcObject>;
+  /** Settles when the socket has closed, with its close code and reason. */
+  closed: Promise<{ code: number; reason: string }>;
+  /** Closes the socket (e.g. on shutdown). */
+  close(code: number, reason: string): void;
+}
+
+const encoder = new TextEncoder();
+
+export function createWebSocketStream(ws: WebSocketLike, limits: WebSocketLimits): WebSocketStream {
+  let open = true;
+  let settle!: (end: { code: number; reason: string }) => void;
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => (settle = resolve));
+  let controller!: ReadableStreamDefaultController<JsonRpcObject>;
+
+  const close = (code: number, reason: string) => {
+    if (!open) return;
+    open = false;
+    try {
+      ws.close(code, reason);
+    } catch {
+      // Already closing; the close listener settles everything.
+    }
+  };
+
+  const send = (message: JsonRpcObject) => {
+    if (!open) throw new Error("the WebSocket is closed");
+    ws.send(JSON.stringify(message));
+    if (ws.bufferedAmount() > limits.maxBufferedBytes) {
+      close(CLOSE.policyViolation, "outbound buffer limit exceeded: the client is not reading");
+      throw new Error("the client is not reading its messages; disconnected");
+    }
+  };
+
+  ws.onMessage((data, isBinary) => {
+    if (!open) return;
+    if (isBinary) return close(CLOSE.unsupportedData, "binary frames are not supported; send JSON-RPC as text frames");
+    const text = typeof data === "string" ? data : new TextDecoder().decode(data);
+    if (text.length > limits.maxMessageBytes || encoder.encode(text).length > limits.maxMessageBytes) {
+      return close(CLOSE.tooBig, `message exceeds ${limits.maxMessageBytes} bytes`);
+    }
+    const classified = classifyMessage(text);
+    if ("reply" in classified) {
+      try {
+        send(classified.reply);
+      } catch {
+        // The socket went away while answering; nothing more to do.
+      }
+    } else {
+      controller.enqueue(classified.message);
+    }
+  });
+
+  let awaitingPong = false;
+  const keepalive =
+    limits.pingIntervalMs > 0
+      ? setInterval(() => {
+          if (awaitingPong) return close(CLOSE.goingAway, "keepalive: no pong received");
+          awaitingPong = true;
+          try {
+            ws.ping();
+          } catch {
+            close(CLOSE.goingAway, "keepalive: ping failed");
+          }
+        }, limits.pingIntervalMs)
+      : undefined;
+  ws.onPong(() => {
+    awaitingPong = false;
+  });
+
+  ws.onClose((code, reason) => {
+    open = false;
+    clearInterval(keepalive);
+    try {
+      controller.close();
+    } catch {
+      // Already closed or errored.
+    }
+    settle({ code, reason });
+  });
+
+  const readable = new ReadableStream<JsonRpcObject>({
+    start(c) {
+      controller = c;
+    },
+    cancel() {
+      close(CLOSE.normal, "closed");
+    },
+  });
+  const writable = new WritableStream<JsonRpcObject>({
+    write: (message) => send(message),
+    close: () => close(CLOSE.normal, "closed"),
+    abort: () => close(CLOSE.goingAway, "aborted"),
+  });
+  return { readable, writable, closed, close };
+}

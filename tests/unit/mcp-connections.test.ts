@@ -4,10 +4,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import * as v from "valibot";
 import { logLevel, setLogLevel } from "../../src/runtime/log.ts";
+import { redact } from "../../src/runtime/secrets.ts";
 import { spawnProcess } from "../../src/runtime/spawn.ts";
 import type { McpServerConfig } from "../../src/tools/mcp/config.ts";
 import { McpConnections, type McpConnectionsOptions } from "../../src/tools/mcp/connections.ts";
 import { MAX_TOOL_NAME_LENGTH, toolNames, uniqueKeys } from "../../src/tools/mcp/names.ts";
+import { MAX_RESULT_TEXT_BYTES, toToolResult } from "../../src/tools/mcp/result.ts";
 import { ToolError, type ToolDefinition, type ToolResult, type Workspace } from "../../src/tools/types.ts";
 import { ODD_TOOL_NAMES, PNG_BASE64, startHttpMcpServer, type HttpMcpServer } from "../helpers/mcp-test-server.ts";
 import { processGone } from "../helpers/processes.ts";
@@ -90,6 +92,49 @@ describe("names", () => {
     const reversed = toolNames("srv", [...raw].reverse()).reverse();
     expect(reversed).toEqual(names);
     expect(uniqueKeys(["", "", "ok"])).toEqual(["_", "__2", "ok"]);
+  });
+});
+
+describe("results and secrets", () => {
+  test("content blocks map to text and images; huge text is cut", () => {
+    const mapped = toToolResult(
+      {
+        content: [
+          { type: "audio", data: "AAAA", mimeType: "audio/wav" },
+          { type: "resource", resource: { uri: "file:///x.bin", blob: "AAAA", mimeType: "application/octet-stream" } },
+          { type: "text", text: "é".repeat(MAX_RESULT_TEXT_BYTES) },
+          { type: "text", text: "dropped" },
+        ],
+        isError: true,
+      },
+      "s",
+      "t",
+    );
+    expect(mapped.isError).toBe(true);
+    expect(textOf(mapped)).toContain("[audio (audio/wav) not shown]");
+    expect(textOf(mapped)).toContain("[binary resource file:///x.bin (application/octet-stream) not shown]");
+    expect(textOf(mapped)).toContain("[Output truncated");
+    expect(textOf(mapped)).not.toContain("dropped");
+    expect(new TextEncoder().encode(textOf(mapped)).length).toBeLessThan(MAX_RESULT_TEXT_BYTES + 500);
+    expect(textOf(toToolResult({ content: [], structuredContent: { a: 1 } }, "s", "t"))).toContain('"a": 1');
+    expect(textOf(toToolResult({ content: [] }, "s", "t"))).toBe("(no output)");
+  });
+
+  test("env values, header values, bearer tokens and URL credentials are registered as secrets", () => {
+    const token = "bearer-only-token-5566778899";
+    const inUrl = "url-query-secret-1122334455";
+    new McpConnections({
+      servers: [
+        { type: "http", name: "h", url: `https://example.invalid/mcp?api_key=${inUrl}&page=2`, headers: [{ name: "Authorization", value: `Bearer ${token}` }] },
+        stdio("s", [], [{ name: "K", value: "env-value-secret-998877" }]),
+      ],
+      cwd: dir,
+      onNotice: () => {},
+    });
+    expect(redact(`a ${token} b`)).toBe("a [redacted] b");
+    expect(redact(inUrl)).toBe("[redacted]");
+    expect(redact("env-value-secret-998877")).toBe("[redacted]");
+    expect(redact("page=2")).toBe("page=2");
   });
 });
 
@@ -220,6 +265,8 @@ describe("startup failures", () => {
         stdio("early", ["--exit-at-start", "3"], [{ name: "MCP_TEST_SECRET", value: ENV_SECRET }]),
         { type: "http", name: "nowhere", url: `${http.url}/nope`, headers: [{ name: "Authorization", value: `Bearer ${HEADER_SECRET}` }] },
         { type: "http", name: "bad-url", url: "not a url", headers: [] },
+        // Answers `initialize` (request id 0) with something that is not an InitializeResult.
+        { name: "garbage", command: "/bin/sh", args: ["-c", `read -r line; echo '{"jsonrpc":"2.0","id":0,"result":{"bogus":true}}'; exec sleep 30`], env: [] },
         stdio("good"),
       ],
       { startupTimeoutMs: 1500 },
@@ -227,7 +274,7 @@ describe("startup failures", () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(connections.tools().every((t) => t.name.startsWith("mcp__good__"))).toBe(true);
     expect(connections.tools().length).toBeGreaterThan(0);
-    expect(notices).toHaveLength(6);
+    expect(notices).toHaveLength(7);
     const noticeOf = (name: string) => notices.find((n) => n.startsWith(`MCP server "${name}"`)) ?? "";
     expect(noticeOf("missing")).toBe('MCP server "missing" failed to start: command not found: definitely-not-a-command-4711');
     expect(noticeOf("missing-abs")).toContain("command not found: /nonexistent/bin/server");
@@ -235,6 +282,7 @@ describe("startup failures", () => {
     expect(noticeOf("early")).toContain("exited during startup (exit code 3): fatal: cannot start with key [redacted]");
     expect(noticeOf("nowhere")).toContain('MCP server "nowhere" failed to connect: HTTP 404');
     expect(noticeOf("bad-url")).toContain("invalid URL");
+    expect(noticeOf("garbage")).toContain('MCP server "garbage" failed to start: sent a malformed answer: protocolVersion');
     const all = notices.join("\n");
     expect(all).not.toContain(ENV_SECRET);
     expect(all).not.toContain(HEADER_SECRET);

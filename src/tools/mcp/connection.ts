@@ -8,12 +8,13 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { envSnapshot } from "../../runtime/process.ts";
 import { log } from "../../runtime/log.ts";
 import { redact } from "../../runtime/secrets.ts";
 import { ToolError } from "../types.ts";
 import { isStdioServer, type McpServerConfig } from "./config.ts";
+import { describeExit, messageOf, schemaIssues, seconds } from "./failures.ts";
 import type { ProcessTransport } from "./stdio-transport.ts";
+import { createTransport } from "./transports.ts";
 import type { InputCheck } from "./tool-adapter.ts";
 
 type Sdk = typeof import("./sdk.ts");
@@ -29,11 +30,8 @@ export function loadMcpSdk(): Promise<Sdk> {
 const NO_TIMEOUT_MS = 2_147_483_647;
 /** How long closing waits for an HTTP server to end its session. */
 const TERMINATE_SESSION_MS = 1000;
-/** Variables a stdio server inherits from us (as the MCP SDK does, plus locale, temp dir and proxies); our own keys stay private. */
-const INHERITED_ENV = [
-  "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "TMPDIR", "LANG", "LC_ALL", "LC_CTYPE", "TZ",
-  "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR",
-];
+
+class StartupTimeout extends Error {}
 
 /** Settings for one server connection. */
 export interface McpConnectionOptions {
@@ -50,43 +48,6 @@ interface Session {
   client: Client;
   transport: Transport;
   process?: ProcessTransport;
-}
-
-class StartupTimeout extends Error {}
-
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(1))}s`;
-}
-
-/** Longest error detail repeated in a notice or a tool error (a server may answer with a whole HTML page). */
-const MAX_DETAIL_LENGTH = 300;
-
-function messageOf(error: unknown): string {
-  let text = error instanceof Error ? error.message : String(error);
-  const status = (error as { code?: unknown } | undefined)?.code;
-  // The SDK's HTTP errors carry the status as `code`, JSON-RPC errors a negative code.
-  if (typeof status === "number" && status >= 100 && status < 600) {
-    text = `HTTP ${status}: ${text.replace(/^(Streamable HTTP|SSE) error: /, "")}`;
-  }
-  text = text.replace(/\s+/g, " ").trim();
-  return text.length > MAX_DETAIL_LENGTH ? `${text.slice(0, MAX_DETAIL_LENGTH - 1)}…` : text;
-}
-
-/** How a stdio server ended, e.g. `exit code 1`. */
-function describeExit(transport: ProcessTransport | undefined): string | undefined {
-  const exit = transport?.exit;
-  if (!exit) return undefined;
-  return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
-}
-
-/** A zod validation error (the SDK's result schemas reject a malformed result with one). */
-function schemaIssues(error: unknown): string | undefined {
-  const issues = (error as { issues?: unknown }).issues;
-  if (!Array.isArray(issues)) return undefined;
-  return issues
-    .slice(0, 3)
-    .map((issue: { path?: unknown[]; message?: string }) => `${issue.path?.length ? issue.path.join(".") : "result"}: ${issue.message ?? "invalid"}`)
-    .join("; ");
 }
 
 /** Resolves like `promise`, or rejects with the signal's reason as soon as it is aborted. */
@@ -124,7 +85,7 @@ export class McpConnection {
   /** Connects and lists the tools; never rejects (a failure becomes a notice). Idempotent. */
   start(): Promise<void> {
     this.starting ??= this.open().then(
-      (session) => this.adopt(session),
+      () => {},
       (error) => {
         if (this.closed) return;
         this.failure = messageOf(error);
@@ -194,15 +155,6 @@ export class McpConnection {
     this.options.onNotice(safe);
   }
 
-  private adopt(session: Session): void {
-    this.session = session;
-    this.stopReason = undefined;
-  }
-
-  private setTools(tools: Tool[]): void {
-    this.tools = tools;
-  }
-
   private nextStep(): string {
     const again = this.stdio ? "restarted" : "reconnected";
     if (this.restarts < this.options.maxRestarts) return `it will be ${again} on the next call`;
@@ -220,17 +172,11 @@ export class McpConnection {
     if (this.restarts >= this.options.maxRestarts) return Promise.reject(new ToolError(redact(`${stopped}; ${this.nextStep()}.`)));
     this.restarts++;
     log.info(`restarting MCP server "${this.name}" (${this.restarts} of ${this.options.maxRestarts})`);
-    const opening = this.open().then(
-      (session) => {
-        this.adopt(session);
-        return session;
-      },
-      (error) => {
-        const text = `MCP server "${this.name}" could not be ${this.stdio ? "restarted" : "reconnected"}: ${messageOf(error)}`;
-        if (!this.closed) this.notice(text);
-        throw new ToolError(redact(text));
-      },
-    );
+    const opening = this.open().catch((error: unknown) => {
+      const text = `MCP server "${this.name}" could not be ${this.stdio ? "restarted" : "reconnected"}: ${messageOf(error)}`;
+      if (!this.closed) this.notice(text);
+      throw new ToolError(redact(text));
+    });
     this.opening = opening;
     void opening.catch(() => {}).finally(() => {
       if (this.opening === opening) this.opening = undefined;
@@ -276,38 +222,11 @@ export class McpConnection {
     await session.client.close().catch(() => {});
   }
 
-  private createTransport(sdk: Sdk): { transport: Transport; process?: ProcessTransport } {
-    const config = this.options.config;
-    if (isStdioServer(config)) {
-      const inherited = envSnapshot();
-      const env: Record<string, string> = {};
-      for (const name of INHERITED_ENV) {
-        const value = inherited[name];
-        if (value !== undefined && !value.startsWith("()")) env[name] = value;
-      }
-      for (const variable of config.env ?? []) env[variable.name] = variable.value;
-      const child = new sdk.ProcessTransport({ server: this.name, command: config.command, args: config.args ?? [], cwd: this.options.cwd, env });
-      return { transport: child, process: child };
-    }
-    const type = (config as { type?: string }).type;
-    if (type !== "http" && type !== "sse") throw new Error(`unsupported transport "${type}"`);
-    let url: URL;
-    try {
-      url = new URL(config.url);
-    } catch {
-      throw new Error("invalid URL");
-    }
-    const headers: Record<string, string> = {};
-    for (const header of config.headers ?? []) headers[header.name] = header.value;
-    const requestInit = { headers };
-    return { transport: type === "http" ? new sdk.StreamableHTTPClientTransport(url, { requestInit }) : new sdk.SSEClientTransport(url, { requestInit }) };
-  }
-
   /** Starts the server, initializes and lists its tools, all within the startup timeout. */
   private async open(): Promise<Session> {
     const sdk = (this.sdk ??= await loadMcpSdk());
     if (this.closed) throw new Error("shut down");
-    const { transport, process: child } = this.createTransport(sdk);
+    const { transport, process: child } = createTransport(sdk, this.options.config, this.options.cwd);
     const session: Session = { transport, ...(child ? { process: child } : {}), client: undefined as unknown as Client };
     const client = new sdk.Client(
       { name: "acp-edge", version: this.options.clientVersion },
@@ -316,7 +235,7 @@ export class McpConnection {
         listChanged: {
           tools: {
             onChanged: (error, tools) => {
-              if (!error && tools && this.session === session) this.setTools(tools);
+              if (!error && tools && this.session === session) this.tools = tools;
             },
           },
         },
@@ -339,7 +258,9 @@ export class McpConnection {
         new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StartupTimeout()), timeoutMs))),
       ]);
       if (this.closed) throw new Error("shut down");
-      this.setTools(tools);
+      this.tools = tools;
+      this.session = session;
+      this.stopReason = undefined;
       return session;
     } catch (error) {
       await client.close().catch(() => {});

@@ -249,6 +249,8 @@ export interface SpawnedProcess {
 
 /** Default time a process group gets to exit after SIGTERM before SIGKILL. */
 export const TERMINATE_GRACE_MS = 2000;
+/** How long `terminate` waits for a SIGKILLed group to disappear. */
+const SIGKILL_WAIT_MS = 1000;
 
 /**
  * Starts a program as the leader of its own process group, so that
@@ -308,7 +310,11 @@ export async function spawnProcess(options: SpawnProcessOptions): Promise<Spawne
       clearTimeout(timer);
       // Children of the program may take a little longer than the program itself.
       while (treeAlive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-      if (treeAlive()) killTree("SIGKILL");
+      if (!treeAlive()) return;
+      killTree("SIGKILL");
+      // SIGKILL is delivered asynchronously: wait (briefly) until the group is really gone.
+      const killDeadline = Date.now() + SIGKILL_WAIT_MS;
+      while (treeAlive() && Date.now() < killDeadline) await new Promise((resolve) => setTimeout(resolve, 10));
     },
   };
 }

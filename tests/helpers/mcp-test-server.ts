@@ -4,6 +4,8 @@
  *   bun tests/helpers/mcp-test-server.ts --stdio [--notes FILE] [--crash-after N]
  *       [--hang-on-start] [--exit-at-start CODE] [--pid-file FILE]
  *
+ *   bun tests/helpers/mcp-test-server.ts --http [--notes FILE]   (prints its Streamable HTTP URL)
+ *
  * or in process: `startHttpMcpServer(options)` serves Streamable HTTP on
  * `<url>/mcp` and the old HTTP+SSE transport on `<url>/sse` (127.0.0.1, port 0).
  *
@@ -267,3 +269,8 @@ async function main(args: string[]): Promise<void> {
 }
 
 if (import.meta.main && process.argv.includes("--stdio")) await main(process.argv.slice(2));
+else if (import.meta.main && process.argv.includes("--http")) {
+  const notesFile = flag(process.argv, "--notes");
+  const { url } = await startHttpMcpServer(notesFile ? { notesFile } : {});
+  process.stdout.write(`${url}/mcp\n`);
+}

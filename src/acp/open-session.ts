@@ -127,6 +127,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     recorder: new SessionRecorder(journal, restored?.messageCount ?? 0),
     templates,
     notices,
+    announced: false,
     subscribers: new Map(),
     ...(restored?.title ? { title: restored.title } : {}),
   };

@@ -11,9 +11,10 @@ import type { AgentServices } from "./services.ts";
 import type { LiveSession } from "./session-registry.ts";
 
 export function announceSession(client: AgentContext, live: LiveSession, _services: AgentServices): void {
-  const notices = live.notices.splice(0);
   // A timer, not a microtask: the SDK has queued the response by the time it fires.
   setTimeout(() => {
+    const notices = live.notices.splice(0);
+    live.announced = true;
     void (async () => {
       for (const text of notices) {
         await client.notify(methods.client.session.update, { sessionId: live.agent.id, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${text}\n` } } });

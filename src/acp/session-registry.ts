@@ -8,6 +8,7 @@ import type { PromptTemplate } from "./commands/templates.ts";
 import type { Grant } from "./permissions/grants.ts";
 import type { SessionRecorder } from "./session-recorder.ts";
 import type { AgentContext, ClientCapabilities } from "./sdk.ts";
+import type { McpConnections } from "../tools/mcp/connections.ts";
 
 /** A client connection attached to a session: it receives every update of the session. */
 export interface Subscriber {
@@ -33,6 +34,10 @@ export interface LiveSession {
   templates: PromptTemplate[];
   /** Things to tell the user once the session is open (e.g. a model that is no longer available). */
   notices: string[];
+  /** Whether the clients have been told the session is open; notices before that wait in `notices`. */
+  announced: boolean;
+  /** The MCP servers the client passed, when it passed any. */
+  mcp?: McpConnections;
   title?: string;
   /** Connections attached to the session, by connection id. */
   subscribers: Map<string, Subscriber>;
@@ -70,7 +75,7 @@ export class SessionRegistry {
     session.agent.cancel("the session was closed");
     await session.turn?.catch(() => undefined);
     this.#sessions.delete(id);
-    await session.recorder.journal.close();
+    await Promise.all([session.recorder.journal.close(), session.mcp?.close()]);
   }
 
   /** Closes every session (end of process): turns cancelled, journals flushed and unlocked. */

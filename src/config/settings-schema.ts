@@ -64,6 +64,8 @@ export const SettingsSchema = v.object({
   sessionDir: v.optional(v.string()),
   /** When older history is summarised: tokens kept free for the reply, and how much recent history stays verbatim. */
   compaction: v.optional(v.object({ reserveTokens: v.optional(PositiveInt), keepRecentTokens: v.optional(PositiveInt) })),
+  /** MCP servers passed by clients: how long each may take to start before the session goes on without it. */
+  mcp: v.optional(v.object({ startupTimeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(600))) })),
   /** Bounds of `agent serve` (see docs/serve.md). */
   serve: v.optional(
     v.object({

@@ -7,6 +7,7 @@
 import * as v from "valibot";
 import type { ToolCallPart, ToolResultMessage } from "../models/types.ts";
 import type { ToolAccess, ToolDefinition, ToolDescription, ToolPreview, ToolReport, ToolResult, Workspace } from "../tools/types.ts";
+import { redact } from "../runtime/secrets.ts";
 import type { EngineEvent, EventSink } from "./events.ts";
 
 export interface AuthorizationRequest {
@@ -69,7 +70,7 @@ export async function executeCall(
   };
   const failure = (error: unknown) => {
     if (signal.aborted) throw signal.reason;
-    return fail(error instanceof Error ? error.message : String(error));
+    return fail(redact(error instanceof Error ? error.message : String(error)));
   };
   if (!tool || call.problem) return await fail(call.problem ?? `Tool ${part.name} not found.`);
 
@@ -106,7 +107,7 @@ export async function executeCall(
 
   let result: ToolResult;
   try {
-    result = await tool.execute(call.input, { workspace, signal, outsideRootsApproved, report });
+    result = withoutSecrets(await tool.execute(call.input, { workspace, signal, outsideRootsApproved, report }));
   } catch (error) {
     return await failure(error);
   }
@@ -128,10 +129,19 @@ export async function executeCall(
   return { role: "tool", toolCallId: part.id, toolName: part.name, content: result.content, isError: Boolean(result.isError) };
 }
 
+/**
+ * Keys and tokens acp-edge knows about never travel on in tool output (a
+ * command printing the environment, an MCP server echoing its headers): not
+ * to the model, the editor or the session file.
+ */
+function withoutSecrets(result: ToolResult): ToolResult {
+  return { ...result, content: result.content.map((part) => (part.type === "text" ? { type: "text", text: redact(part.text) } : part)) };
+}
+
 function reportEvent(toolCallId: string, event: ToolReport): EngineEvent {
   switch (event.type) {
     case "output":
-      return { type: "tool_output", toolCallId, delta: event.delta };
+      return { type: "tool_output", toolCallId, delta: redact(event.delta) };
     case "terminal":
       return { type: "tool_terminal", toolCallId, terminalId: event.terminalId };
     case "plan":

@@ -43,11 +43,12 @@ describe.each(RUNTIMES)("stdio protocol on %s", (runtime) => {
     expect(result.agentCapabilities?.promptCapabilities).toEqual({ image: true, audio: false, embeddedContext: true });
     expect(result.agentCapabilities?.sessionCapabilities?.close).toEqual({});
     expect(result.agentCapabilities?.auth?.logout).toEqual({});
+    expect(result.agentCapabilities?.mcpCapabilities).toEqual({ http: true, sse: true });
     expect(result.authMethods?.map((m) => m.id)).toEqual(["acp-edge-credentials"]);
     expect(result.agentInfo?.name).toBe("acp-edge");
   });
 
-  test("session/new validates cwd, directories and MCP servers", async () => {
+  test("session/new validates cwd and directories", async () => {
     const relative = await rpcError(client.agent.request(methods.agent.session.new, { cwd: "project", mcpServers: [] }), -32602);
     expect(relative.message).toContain("absolute");
     const missing = await rpcError(client.agent.request(methods.agent.session.new, { cwd: `${sandbox.root}/nope`, mcpServers: [] }), -32602);
@@ -59,14 +60,6 @@ describe.each(RUNTIMES)("stdio protocol on %s", (runtime) => {
       -32602,
     );
     expect(extra.message).toContain("additionalDirectories");
-    const mcp = await rpcError(
-      client.agent.request(methods.agent.session.new, {
-        cwd: sandbox.project,
-        mcpServers: [{ name: "tools", command: "/bin/true", args: [], env: [] }],
-      }),
-      -32602,
-    );
-    expect(mcp.message).toContain("MCP servers are not supported");
   });
 
   let sessionId = "";

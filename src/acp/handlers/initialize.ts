@@ -27,7 +27,7 @@ export function registerInitialize(app: AgentApp, services: AgentServices, state
       agentCapabilities: {
         loadSession: true,
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
-        mcpCapabilities: { http: false, sse: false },
+        mcpCapabilities: { http: true, sse: true },
         // A connection scoped to one durable session cannot delete or fork it (REST does that).
         sessionCapabilities: (state.scope
           ? { list: {}, resume: {}, close: {}, additionalDirectories: {} }

@@ -21,6 +21,7 @@ import { broadcast } from "../session-broadcast.ts";
 import { sessionEmitter } from "../session-emitter.ts";
 import type { LiveSession } from "../session-registry.ts";
 import { setTitle, titleFromPrompt } from "../session-title.ts";
+import { refreshTools } from "../session-mcp.ts";
 
 /** `/name args` as the first text block of a prompt without attachments, if it is one. */
 function slashCommand(prompt: readonly ContentBlock[]) {
@@ -61,6 +62,7 @@ async function runPrompt({ live, services, state, client, prompt, signal }: Turn
     const template = live.templates.find((t) => t.name === command.name);
     if (template) blocks = [{ type: "text", text: expandTemplate(template.body, command.args) }, ...command.attachments];
   }
+  await refreshTools(live);
   const content = await promptToContent(blocks, live.agent.workspace);
   // The other clients of a shared session see what was asked.
   for (const part of content) {

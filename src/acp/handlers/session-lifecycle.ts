@@ -14,6 +14,7 @@ import { StoreError } from "../../store/types.ts";
 import { attachConnection, detachConnection } from "../session-attach.ts";
 import { checkScope } from "../session-access.ts";
 import { bindScopedSession } from "./session-stored.ts";
+import { connectMcpServers } from "../session-mcp.ts";
 
 export function registerSessionLifecycle(app: AgentApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.session.new, async ({ params, client }) => {
@@ -21,12 +22,6 @@ export function registerSessionLifecycle(app: AgentApp, services: AgentServices,
       throw authRequired(`This connection logged out. Call authenticate with methodId "${AUTH_METHOD_ID}" before session/new.`);
     }
     if (state.scope) return await bindScopedSession(services, state, client, params, { replay: false });
-    if (params.mcpServers.length > 0) {
-      const names = params.mcpServers.map((s) => s.name).join(", ");
-      throw invalidParams(`MCP servers are not supported by this version of acp-edge (got: ${names}); send "mcpServers": []`, {
-        mcpServers: params.mcpServers.map((s) => s.name),
-      });
-    }
     // Loaded on first use: the engine, tools and prompt code are not needed to answer `initialize`.
     const { openSession } = await import("../open-session.ts");
     const live = await openSession(services, {
@@ -36,6 +31,7 @@ export function registerSessionLifecycle(app: AgentApp, services: AgentServices,
     });
     await live.recorder.write({ type: "config", mode: live.mode, model: `${live.agent.model.info.provider}/${live.agent.model.info.id}`, thinking: live.agent.thinking }, true);
     services.sessions.add(live);
+    await connectMcpServers(live, params.mcpServers);
     attachConnection(live, state, client);
     announceSession(client, live, services);
     return { sessionId: live.agent.id, modes: modeState(live), configOptions: configOptions(live, services) };

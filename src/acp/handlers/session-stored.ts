@@ -10,6 +10,7 @@ import { invalidParams } from "../errors.ts";
 import { checkDirectory, openSession } from "../open-session.ts";
 import { realPath } from "../../runtime/fs.ts";
 import { attachConnection } from "../session-attach.ts";
+import { connectMcpServers } from "../session-mcp.ts";
 import { methods, type AgentApp, type AgentContext } from "../sdk.ts";
 import type { AgentServices } from "../services.ts";
 import { announceSession } from "../session-announce.ts";
@@ -31,8 +32,9 @@ function parseForkParams(raw: unknown): v.InferOutput<typeof ForkParams> {
   return result.output;
 }
 
-function refuseMcp(servers: readonly unknown[] | undefined): void {
-  if (servers && servers.length > 0) throw invalidParams(`MCP servers are not supported by this version of acp-edge; send "mcpServers": []`);
+/** The client's MCP servers for a session it attaches to; an empty list keeps what the session has. */
+async function useMcpServers(live: LiveSession, servers: readonly unknown[] | undefined): Promise<void> {
+  if (servers && servers.length > 0) await connectMcpServers(live, servers);
 }
 
 /** Attaches this connection to the session: the one already live in this process, or the stored one brought back. */
@@ -74,8 +76,8 @@ export async function bindScopedSession(
   if (params.sessionId !== undefined && params.sessionId !== scope.sessionId) {
     throw invalidParams(`this connection is scoped to session ${scope.sessionId}`, { sessionId: params.sessionId, scopedTo: scope.sessionId });
   }
-  refuseMcp(params.mcpServers);
   const live = await attach(services, state, client, { ...params, sessionId: scope.sessionId });
+  await useMcpServers(live, params.mcpServers);
   state.bound = true;
   if (options.replay) await replay(client, services, live);
   announceSession(client, live, services);
@@ -122,8 +124,8 @@ export function registerStoredSessions(app: AgentApp, services: AgentServices, s
       const { sessionId: _id, ...response } = await bindScopedSession(services, state, client, params, { replay: true });
       return response;
     }
-    refuseMcp(params.mcpServers);
     const live = await attach(services, state, client, params);
+    await useMcpServers(live, params.mcpServers);
     await replay(client, services, live);
     announceSession(client, live, services);
     return { modes: modeState(live), configOptions: configOptions(live, services) };
@@ -134,15 +136,14 @@ export function registerStoredSessions(app: AgentApp, services: AgentServices, s
       const { sessionId: _id, ...response } = await bindScopedSession(services, state, client, params, { replay: false });
       return response;
     }
-    refuseMcp(params.mcpServers);
     const live = await attach(services, state, client, params);
+    await useMcpServers(live, params.mcpServers);
     announceSession(client, live, services);
     return { modes: modeState(live), configOptions: configOptions(live, services) };
   });
 
   app.onRequest("session/fork", parseForkParams, async ({ params, client }) => {
     if (state.scope) throw invalidParams(`this connection is scoped to session ${state.scope.sessionId}; fork it from /acp`);
-    refuseMcp(params.mcpServers);
     const source = services.sessions.get(params.sessionId);
     if (source) await source.recorder.journal.sync();
     let loaded;
@@ -171,6 +172,7 @@ export function registerStoredSessions(app: AgentApp, services: AgentServices, s
     live.title = title;
     await live.recorder.write({ type: "title", title }, true);
     services.sessions.add(live);
+    await useMcpServers(live, params.mcpServers);
     attachConnection(live, state, client);
     announceSession(client, live, services);
     return { sessionId: live.agent.id, modes: modeState(live), configOptions: configOptions(live, services) };

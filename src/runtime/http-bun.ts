@@ -4,7 +4,7 @@
  * echo the first one offered — possibly a bearer token).
  * @module
  */
-import type { WebSocketLike } from "../transport/websocket-like.ts";
+import type { WebSocketLike } from "./websocket-like.ts";
 import type { HttpServer, HttpServerOptions } from "./http-server.ts";
 
 interface BunSocket<T> {

@@ -8,7 +8,7 @@ import { createServer, STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import { WebSocketServer, type WebSocket } from "ws";
-import type { WebSocketLike } from "../transport/websocket-like.ts";
+import type { WebSocketLike } from "./websocket-like.ts";
 import type { HttpServer, HttpServerOptions } from "./http-server.ts";
 
 function toRequest(incoming: IncomingMessage, hostname: string): Request {

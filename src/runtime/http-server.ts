@@ -9,7 +9,7 @@
  * echo the first offered subprotocol, which may be the token).
  * @module
  */
-import type { WebSocketLike } from "../transport/websocket-like.ts";
+import type { WebSocketLike } from "./websocket-like.ts";
 import { runtimeName } from "./detect.ts";
 
 /** The application's answer to an upgrade request. */

@@ -84,13 +84,8 @@ export async function spawnShell(options: SpawnShellOptions): Promise<ShellProce
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const exited = new Promise<ShellExit>((resolve) => {
-    child.once("exit", (code, signal) => resolve({ code, signal: signal ?? null }));
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.once("spawn", resolve);
-    child.once("error", reject);
-  });
+  const exited = exitOf(child);
+  await started(child);
   // After a successful start an 'error' only means a failed kill; without a listener it would crash the process.
   child.on("error", () => {});
   const pid = child.pid as number;
@@ -99,26 +94,8 @@ export async function spawnShell(options: SpawnShellOptions): Promise<ShellProce
     pid,
     output: output.iterable,
     exited,
-    killTree(signal = "SIGTERM") {
-      try {
-        process.kill(-pid, signal);
-      } catch (error) {
-        if ((error as { code?: string }).code === "ESRCH") return;
-        try {
-          child.kill(signal);
-        } catch {
-          // already gone
-        }
-      }
-    },
-    treeAlive() {
-      try {
-        process.kill(-pid, 0);
-        return true;
-      } catch (error) {
-        return (error as { code?: string }).code === "EPERM";
-      }
-    },
+    killTree: (signal = "SIGTERM") => signalGroup(pid, child, signal),
+    treeAlive: () => groupAlive(pid),
     closeOutput: output.close,
   };
 }
@@ -264,14 +241,9 @@ export async function spawnProcess(options: SpawnProcessOptions): Promise<Spawne
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],
   });
-  const exited = new Promise<ShellExit>((resolve) => {
-    child.once("exit", (code, signal) => resolve({ code, signal: signal ?? null }));
-  });
+  const exited = exitOf(child);
   try {
-    await new Promise<void>((resolve, reject) => {
-      child.once("spawn", resolve);
-      child.once("error", reject);
-    });
+    await started(child);
   } catch (error) {
     throw new Error(await spawnFailure(error, options));
   }
@@ -328,6 +300,18 @@ async function spawnFailure(error: unknown, options: SpawnProcessOptions): Promi
   }
   if (code === "EACCES") return `permission denied: ${options.command}`;
   return error instanceof Error ? error.message : String(error);
+}
+
+function exitOf(child: ChildProcess): Promise<ShellExit> {
+  return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal: signal ?? null })));
+}
+
+/** Resolves once the process runs; rejects when it could not start. */
+function started(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    child.once("spawn", resolve);
+    child.once("error", reject);
+  });
 }
 
 function signalGroup(pid: number, child: ChildProcess, signal: KillSignal): void {

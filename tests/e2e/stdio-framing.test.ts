@@ -87,6 +87,16 @@ describe.each(RUNTIMES)("stdio framing on %s", (runtime) => {
     expect(proc.stderr()).not.toContain("    at "); // a message, not a stack trace
   });
 
+  test("initialize and session/new pipelined in one write both succeed, in order", async () => {
+    const proc = start();
+    const conn = rawConnection(proc, "ndjson");
+    await conn.send(`${request(1, "initialize", { protocolVersion: 1 })}\n${request(2, "session/new", { cwd: sandbox.project, mcpServers: [] })}\n`);
+    expect((await conn.response(1)).result.protocolVersion).toBe(1);
+    expect((await conn.response(2)).result.sessionId).toMatch(/^sess_/);
+    await conn.close();
+    expect((await proc.exited).code).toBe(0);
+  });
+
   test("stdout carries protocol only", async () => {
     const proc = start();
     const conn = rawConnection(proc, "ndjson");

@@ -63,6 +63,11 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
       const writer = stream.writable.getWriter();
       try {
         await writer.write(message);
+      } catch (error) {
+        // The client is gone: nothing outstanding can reach it any more, so stop waiting for it.
+        outstanding.clear();
+        drained?.();
+        throw error;
       } finally {
         writer.releaseLock();
       }

@@ -34,7 +34,7 @@ const userMessage = (text: string) => ({ type: "message", message: { role: "user
 describe.each(stores)("%s store", (_name, makeStore) => {
   test("create, append, close, open, append more, read", async () => {
     const store = makeStore();
-    const journal = await store.create({ id: "sess_a", cwd: "/work/a", additionalDirectories: ["/work/lib"] });
+    const journal = await store.create({ id: "sess_a", cwd: "/home/u/a", additionalDirectories: ["/home/u/lib"] });
     expect(journal.id).toBe("sess_a");
     await journal.append(userMessage("hello"));
     await journal.append({ type: "mode", mode: "ask" }, { sync: true });
@@ -43,7 +43,7 @@ describe.each(stores)("%s store", (_name, makeStore) => {
     await journal.close(); // idempotent
 
     const opened = await store.open("sess_a");
-    expect(opened.header).toMatchObject({ type: "session", version: 1, id: "sess_a", cwd: "/work/a", additionalDirectories: ["/work/lib"] });
+    expect(opened.header).toMatchObject({ type: "session", version: 1, id: "sess_a", cwd: "/home/u/a", additionalDirectories: ["/home/u/lib"] });
     expect(Date.parse(opened.header.createdAt)).not.toBeNaN();
     expect(opened.entries.map((e) => e.type)).toEqual(["message", "mode", "future_thing"]);
     expect(opened.entries[2]).toMatchObject({ payload: { deep: [1, 2] } });

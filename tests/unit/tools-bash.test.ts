@@ -185,11 +185,11 @@ describe("bash: result text", () => {
 
   test("timed out with truncated output keeps both notes, in order", () => {
     const result = toToolResult(
-      { ...base, exitCode: null, signal: "SIGTERM", output: "tail", truncated: true, fullOutputPath: "/tmp/f.log", totalLines: 9, timedOut: true },
+      { ...base, exitCode: null, signal: "SIGTERM", output: "tail", truncated: true, fullOutputPath: "/var/log/f.log", totalLines: 9, timedOut: true },
       5,
     );
-    expect(textOf(result)).toBe("tail\n\n[Showing lines 9-9 of 9 (50.0KB limit). Full output: /tmp/f.log]\n\nCommand timed out after 5 seconds");
+    expect(textOf(result)).toBe("tail\n\n[Showing lines 9-9 of 9 (50.0KB limit). Full output: /var/log/f.log]\n\nCommand timed out after 5 seconds");
     expect(result.isError).toBe(true);
-    expect(result.details).toMatchObject({ fullOutputPath: "/tmp/f.log", signal: "SIGTERM" });
+    expect(result.details).toMatchObject({ fullOutputPath: "/var/log/f.log", signal: "SIGTERM" });
   });
 });

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentText, connectClient, initialize, acp, type TestClient } from "../helpers/acp-client.ts";
+import { agentText, connectClient, connectStream, initialize, acp, type TestClient } from "../helpers/acp-client.ts";
+import { contentLengthStream } from "../helpers/raw-frames.ts";
 import { makeSandbox, RUNTIMES, spawnAgent, type AgentProcess, type Sandbox } from "../helpers/agent-process.ts";
 import { rpcError, waitFor } from "../helpers/expect-error.ts";
 import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
@@ -192,5 +193,37 @@ for (const runtime of RUNTIMES) {
       expect(JSON.stringify(client.received)).not.toContain(SECRET);
       expect(proc.stderr()).not.toContain(SECRET);
     });
+  });
+}
+
+/** The same round trip with the SDK client speaking Content-Length frames instead of NDJSON. */
+for (const runtime of RUNTIMES) {
+  describe.each(PROVIDERS.slice(0, 2).map((p) => [p.name, p] as const))(`${runtime} over Content-Length: %s`, (_name, provider) => {
+    test("initialize → session/new → prompt with a tool call → end_turn", async () => {
+      const sandbox = makeSandbox();
+      const server = await startFakeModelServer([
+        { toolCalls: [{ id: "call_cl", name: "read", input: { path: "hello.txt" } }] },
+        { text: "Framed answer." },
+      ]);
+      try {
+        sandbox.write("project/hello.txt", "hello through frames\n");
+        writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify(provider.settings(server)));
+        const proc = spawnAgent(runtime, ["agent", "stdio", ...provider.args], { env: { ACP_EDGE_HOME: sandbox.home, ...provider.env(server) } });
+        const client = connectStream(contentLengthStream(proc) as acp.Stream);
+        await initialize(client);
+        const { sessionId } = await client.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] });
+        const { stopReason } = await client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read hello.txt" }] });
+        expect(stopReason).toBe("end_turn");
+        const updates = client.updates(sessionId);
+        expect(updates.find((u) => u.sessionUpdate === "tool_call")).toMatchObject({ toolCallId: "call_cl", title: "Read hello.txt" });
+        expect(agentText(updates)).toBe("Framed answer.");
+        expect(JSON.stringify(server.requests.at(-1)!.body)).toContain("hello through frames");
+        client.close();
+        proc.child.kill("SIGKILL");
+      } finally {
+        await server.close();
+        sandbox.cleanup();
+      }
+    }, 60_000);
   });
 }

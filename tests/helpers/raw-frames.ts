@@ -109,3 +109,41 @@ export function rawConnection(proc: AgentProcess, framing: "content-length" | "n
     close: () => writer.close(),
   };
 }
+
+/**
+ * A client-side SDK stream that speaks LSP-style Content-Length frames (the
+ * SDK itself only offers NDJSON), so the SDK's `client()` can drive the agent
+ * in that framing too.
+ */
+export function contentLengthStream(proc: AgentProcess): { readable: ReadableStream<any>; writable: WritableStream<any> } {
+  const writer = proc.stdin.getWriter();
+  const reader = proc.stdout.getReader();
+  let buffer = new Uint8Array(0);
+  const readable = new ReadableStream<any>({
+    async pull(controller) {
+      for (;;) {
+        const head = new TextDecoder().decode(buffer.subarray(0, Math.min(buffer.length, 256)));
+        const end = head.indexOf("\r\n\r\n");
+        const match = end >= 0 ? /^Content-Length: (\d+)$/.exec(head.slice(0, end)) : null;
+        if (end >= 0 && !match) return controller.error(new Error(`not a Content-Length frame: ${JSON.stringify(head.slice(0, 60))}`));
+        if (match && buffer.length >= end + 4 + Number(match[1])) {
+          const body = buffer.subarray(end + 4, end + 4 + Number(match[1]));
+          buffer = buffer.subarray(end + 4 + Number(match[1]));
+          controller.enqueue(JSON.parse(new TextDecoder().decode(body)));
+          return;
+        }
+        const { value, done } = await reader.read();
+        if (done) return controller.close();
+        const merged = new Uint8Array(buffer.length + value.length);
+        merged.set(buffer);
+        merged.set(value, buffer.length);
+        buffer = merged;
+      }
+    },
+  });
+  const writable = new WritableStream<any>({
+    write: (message) => writer.write(contentLengthFrame(JSON.stringify(message))),
+    close: () => writer.close(),
+  });
+  return { readable, writable };
+}

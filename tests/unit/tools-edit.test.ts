@@ -3,34 +3,28 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
+import { firstText, makeToolSandbox, type ToolSandbox } from "../helpers/tool-sandbox.ts";
 import { applyEdits, editTool, prepareEditArguments } from "../../src/tools/edit.ts";
 import { lockedPathCount, withFileLock } from "../../src/tools/file-lock.ts";
 import { ToolError, type ToolContext, type ToolResult, type Workspace } from "../../src/tools/types.ts";
 
-let base: string;
+let sandbox: ToolSandbox;
 let root: string;
 let outside: string;
 let workspace: Workspace;
 
 beforeAll(async () => {
-  base = mkdtempSync(join(realpathSync(tmpdir()), "acp-edit-"));
-  root = join(base, "proj");
-  outside = join(base, "outside");
-  mkdirSync(join(root, "dir"), { recursive: true });
-  mkdirSync(outside);
-  writeFileSync(join(outside, "secret.txt"), "token = 1\n");
-  symlinkSync(outside, join(root, "dir-out"));
-  workspace = await createLocalWorkspace(root, []);
+  sandbox = await makeToolSandbox("acp-edit-", "token = 1\n");
+  ({ root, outside, workspace } = sandbox);
 });
 
-afterAll(() => rmSync(base, { recursive: true, force: true }));
+afterAll(() => sandbox.cleanup());
 
 const file = (name: string) => join(root, name);
 const put = (name: string, content: string | Uint8Array) => writeFileSync(file(name), content);
 const bytesOf = (name: string) => readFileSync(file(name));
-const textOf = (result: ToolResult) => (result.content[0] as { type: "text"; text: string }).text;
-const context = (extra: Partial<ToolContext> = {}): ToolContext => ({ workspace, signal: new AbortController().signal, ...extra });
+const textOf = firstText;
+const context = (extra: Partial<ToolContext> = {}): ToolContext => sandbox.context(extra);
 const parse = (raw: unknown) => v.parse(editTool.schema, raw);
 const edit = (raw: unknown, extra: Partial<ToolContext> = {}) => editTool.execute(parse(raw), context(extra));
 

@@ -21,32 +21,28 @@ import process from "node:process";
 import * as v from "valibot";
 import * as rfs from "../../src/runtime/fs.ts";
 import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
+import { firstText, makeToolSandbox, type ToolSandbox } from "../helpers/tool-sandbox.ts";
 import { ToolError, type ToolContext, type ToolResult, type Workspace } from "../../src/tools/types.ts";
 import { writeTool } from "../../src/tools/write.ts";
 
+let sandbox: ToolSandbox;
 let base: string;
 let root: string;
 let outside: string;
 let workspace: Workspace;
 
 beforeAll(async () => {
-  base = mkdtempSync(join(realpathSync(tmpdir()), "acp-write-"));
-  root = join(base, "proj");
-  outside = join(base, "outside");
-  mkdirSync(join(root, "dir"), { recursive: true });
-  mkdirSync(outside);
-  writeFileSync(join(outside, "secret.txt"), "secret\n");
-  symlinkSync(outside, join(root, "dir-out"));
+  sandbox = await makeToolSandbox("acp-write-");
+  ({ base, root, outside, workspace } = sandbox);
   execFileSync("mkfifo", [join(root, "pipe")]);
-  workspace = await createLocalWorkspace(root, []);
 });
 
-afterAll(() => rmSync(base, { recursive: true, force: true }));
+afterAll(() => sandbox.cleanup());
 
-const context = (extra: Partial<ToolContext> = {}): ToolContext => ({ workspace, signal: new AbortController().signal, ...extra });
+const context = (extra: Partial<ToolContext> = {}): ToolContext => sandbox.context(extra);
 const run = (path: string, content: string, extra: Partial<ToolContext> = {}) =>
   writeTool.execute(v.parse(writeTool.schema, { path, content }), context(extra));
-const textOf = (result: ToolResult) => (result.content[0] as { type: "text"; text: string }).text;
+const textOf = firstText;
 
 async function failure(promise: Promise<unknown>): Promise<string> {
   try {

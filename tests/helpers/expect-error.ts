@@ -20,3 +20,14 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 10_000, what
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/** Awaits a promise that must reject with an error of `type`, and returns that error. */
+export async function rejection<T extends Error>(promise: Promise<unknown>, type: new (...args: any[]) => T): Promise<T> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(type);
+    return error as T;
+  }
+  throw new Error(`expected a ${type.name}, but the call succeeded`);
+}

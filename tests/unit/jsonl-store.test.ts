@@ -3,6 +3,7 @@
  * between processes, and crash safety under SIGKILL.
  */
 import { afterAll, describe, expect, test } from "bun:test";
+import { rejection } from "../helpers/expect-error.ts";
 import { spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,15 +18,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 let counter = 0;
 const freshDir = () => join(root, `s${++counter}`);
 
-async function storeError(promise: Promise<unknown>): Promise<StoreError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof StoreError) return error;
-    throw error;
-  }
-  throw new Error("expected a StoreError, but the call succeeded");
-}
+const storeError = (promise: Promise<unknown>): Promise<StoreError> => rejection(promise, StoreError);
 
 /** A closed session with `count` entries; returns its store, dir and file. */
 async function sessionWith(count: number, id = "sess_x", cwd = "/home/u/my proj") {

@@ -3,6 +3,7 @@
  * JSONL store and for the in-memory store used by `--no-session`.
  */
 import { afterAll, describe, expect, test } from "bun:test";
+import { rejection } from "../helpers/expect-error.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,15 +20,7 @@ const stores: Array<[string, () => SessionStore]> = [
   ["memory", () => createMemoryStore()],
 ];
 
-async function storeError(promise: Promise<unknown>): Promise<StoreError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof StoreError) return error;
-    throw error;
-  }
-  throw new Error("expected a StoreError, but the call succeeded");
-}
+const storeError = (promise: Promise<unknown>): Promise<StoreError> => rejection(promise, StoreError);
 
 const userMessage = (text: string) => ({ type: "message", message: { role: "user", content: [{ type: "text", text }] } });
 

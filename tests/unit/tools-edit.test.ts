@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
 import { firstText, makeToolSandbox, type ToolSandbox } from "../helpers/tool-sandbox.ts";
+import { rejection } from "../helpers/expect-error.ts";
 import { applyEdits, editTool, prepareEditArguments } from "../../src/tools/edit.ts";
 import { lockedPathCount, withFileLock } from "../../src/tools/file-lock.ts";
 import { ToolError, type ToolContext, type ToolResult, type Workspace } from "../../src/tools/types.ts";
@@ -28,15 +29,7 @@ const context = (extra: Partial<ToolContext> = {}): ToolContext => sandbox.conte
 const parse = (raw: unknown) => v.parse(editTool.schema, raw);
 const edit = (raw: unknown, extra: Partial<ToolContext> = {}) => editTool.execute(parse(raw), context(extra));
 
-async function failure(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError);
-    return (error as Error).message;
-  }
-  throw new Error("expected the call to fail");
-}
+const failure = async (promise: Promise<unknown>): Promise<string> => (await rejection(promise, ToolError)).message;
 
 describe("edit: applying", () => {
   test("a single edit: result, details, diff and location", async () => {

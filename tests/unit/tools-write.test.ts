@@ -22,6 +22,7 @@ import * as v from "valibot";
 import * as rfs from "../../src/runtime/fs.ts";
 import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
 import { firstText, makeToolSandbox, type ToolSandbox } from "../helpers/tool-sandbox.ts";
+import { rejection } from "../helpers/expect-error.ts";
 import { ToolError, type ToolContext, type ToolResult, type Workspace } from "../../src/tools/types.ts";
 import { writeTool } from "../../src/tools/write.ts";
 
@@ -44,15 +45,7 @@ const run = (path: string, content: string, extra: Partial<ToolContext> = {}) =>
   writeTool.execute(v.parse(writeTool.schema, { path, content }), context(extra));
 const textOf = firstText;
 
-async function failure(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError);
-    return (error as Error).message;
-  }
-  throw new Error("expected the call to fail");
-}
+const failure = async (promise: Promise<unknown>): Promise<string> => (await rejection(promise, ToolError)).message;
 
 describe("write", () => {
   test("creates a new file and its parent directories", async () => {

@@ -28,7 +28,8 @@ export async function startServe(
   const env: Record<string, string | undefined> = { ACP_EDGE_HOME: sandbox.home, ACP_EDGE_TOKEN: TOKEN, ...(options.env ?? {}) };
   if (options.script) env.ACP_EDGE_FAUX_SCRIPT = options.script;
   const proc = spawnAgent(runtime, ["agent", "serve", "--port", "0", ...(options.args ?? ["--model", "faux/script"])], { env });
-  await waitFor(() => /listening on http:\/\/\S+/.test(proc.stderr()) || proc.child.exitCode !== null, 20_000, "the server to listen");
+  // Both start-up lines: where it listens, then where the token comes from.
+  await waitFor(() => /bearer token: .*\n/.test(proc.stderr()) || proc.child.exitCode !== null, 20_000, "the server to listen");
   const url = /listening on (http:\/\/\S+)/.exec(proc.stderr())?.[1];
   if (!url) throw new Error(`the server did not start: ${proc.stderr()}`);
   return {

@@ -3,6 +3,7 @@
  * exit, signals. Node's `process` module is implemented by Bun and Deno too.
  * @module
  */
+import { readFileSync } from "node:fs";
 import process from "node:process";
 import os from "node:os";
 
@@ -62,6 +63,22 @@ export function isProcessAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as { code?: unknown }).code !== "ESRCH";
+  }
+}
+
+/**
+ * When process `pid` started, as an opaque string (Linux: clock ticks since
+ * boot, from /proc), or undefined where it cannot be read. A pid reused by a
+ * later process has a different start time.
+ */
+export function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    // Field 22 (starttime) is the 20th after the parenthesised name, which may itself hold spaces.
+    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    return start && /^\d+$/.test(start) ? start : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,16 +1,18 @@
 /**
  * Nothing a command starts outlives its tool call: background jobs, nohup
  * and setsid children are gone when the call ends, times out or is
- * cancelled, and when the agent exits (stdin EOF, SIGTERM).
+ * cancelled, and when the agent exits (stdin EOF, SIGTERM, `agent serve`
+ * shutting down).
  */
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { acp } from "../helpers/acp-client.ts";
-import { RUNTIMES } from "../helpers/agent-process.ts";
+import { acp, initialize } from "../helpers/acp-client.ts";
+import { makeSandbox, RUNTIMES } from "../helpers/agent-process.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 import { killProcessesWithEnv, processesWithEnv } from "../helpers/processes.ts";
 import { finalStatus, startScenario, toolText, type Scenario } from "../helpers/scenario.ts";
+import { connectWs, startServe, TOKEN } from "../helpers/serve-process.ts";
 
 const SLEEPS = ["sleep 301", "sleep 302", "sleep 303"];
 
@@ -113,5 +115,26 @@ describe.each(RUNTIMES)("process lifetime on %s", (runtime) => {
       expect((await s.proc.exited).code).toBe(0);
       expect(processesWithEnv(marker)).toEqual([]);
     }, () => scenario);
+  }, 30_000);
+
+  test("agent serve shutting down on SIGTERM takes a running call's whole tree with it", async () => {
+    const marker = uniqueMarker();
+    const sandbox = makeSandbox();
+    const command = escapingCommand(marker, "sleep 30");
+    const script = sandbox.write("script.json", JSON.stringify([{ toolCalls: [{ id: "bg", name: "bash", input: { command } }] }, { text: "done" }]));
+    const server = await startServe(runtime, sandbox, { script, args: ["--model", "faux/script", "--approval-mode", "yolo"] });
+    try {
+      const client = connectWs(`${server.wsUrl}/acp`, TOKEN);
+      await initialize(client);
+      const { sessionId } = await client.agent.request(acp.methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] });
+      client.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "run it" }] }).catch(() => undefined);
+      await waitFor(() => sleepsRunning(marker).length === 3, 10_000, "the three background sleeps to start");
+      expect(await server.stop("SIGTERM")).toBe(0);
+      expect(processesWithEnv(marker)).toEqual([]);
+    } finally {
+      server.proc.child.kill("SIGKILL");
+      killProcessesWithEnv(marker);
+      sandbox.cleanup();
+    }
   }, 30_000);
 });

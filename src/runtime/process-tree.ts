@@ -132,23 +132,27 @@ class Tree {
   async terminate(graceMs: number): Promise<void> {
     if (this.alive()) {
       this.signal("SIGTERM");
-      await this.waitGone(graceMs);
-      if (this.alive()) {
+      if (!(await this.waitGone(graceMs))) {
         this.signal("SIGKILL");
         // SIGKILL is delivered asynchronously: wait (briefly) until the tree is really gone.
-        await this.waitGone(SIGKILL_WAIT_MS);
+        if (!(await this.waitGone(SIGKILL_WAIT_MS))) return;
       }
     }
-    this.forgetIfGone();
+    tracked.delete(this);
   }
 
   forgetIfGone(): void {
     if (!this.alive()) tracked.delete(this);
   }
 
-  private async waitGone(ms: number): Promise<void> {
+  /** Polls until the tree is gone (true) or `ms` have passed (false). */
+  private async waitGone(ms: number): Promise<boolean> {
     const deadline = Date.now() + ms;
-    while (this.alive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    for (;;) {
+      if (!this.alive()) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
   }
 
   private signalGroup(signal: KillSignal): void {

@@ -15,6 +15,19 @@ export interface ProcEntry {
   pgrp: number;
   /** The state letter: R, S, D, T, Z, … */
   state: string;
+  /** When it started, in clock ticks since boot: no process is older than its ancestors. */
+  startTicks: number;
+}
+
+/** When process `pid` started, in clock ticks since boot; undefined when it cannot be read. */
+export function startTicksOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    return Number.isFinite(ticks) ? ticks : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Every process visible now, or undefined when there is no `/proc` to read. */
@@ -35,9 +48,10 @@ export function readProcTable(): ProcEntry[] | undefined {
       continue; // exited meanwhile
     }
     // The name in parentheses may hold spaces and parentheses; the fields after the last ")" are: state, ppid, pgrp, …
-    const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const [state, ppid, pgrp] = fields;
     if (state === undefined) continue;
-    entries.push({ pid: Number(name), ppid: Number(ppid), pgrp: Number(pgrp), state });
+    entries.push({ pid: Number(name), ppid: Number(ppid), pgrp: Number(pgrp), state, startTicks: Number(fields[19]) });
   }
   return entries;
 }

@@ -16,7 +16,7 @@
  * @module
  */
 import process from "node:process";
-import { environmentHas, readProcTable, type ProcEntry } from "./proc-table.ts";
+import { environmentHas, readProcTable, startTicksOf, type ProcEntry } from "./proc-table.ts";
 
 /** The environment variable naming the tree a process belongs to. */
 export const TREE_MARKER_VARIABLE = "ACP_EDGE_CALL";
@@ -83,11 +83,16 @@ export function killTrackedTrees(): void {
 }
 
 class Tree {
+  /** Processes older than the leader cannot descend from it, so their environment is not read. */
+  readonly #leaderStart: number;
+
   constructor(
     readonly leader: number,
     readonly markerEntry: string,
     readonly fallbackKill: (signal: KillSignal) => void,
-  ) {}
+  ) {
+    this.#leaderStart = startTicksOf(leader) ?? 0;
+  }
 
   /** The pids of the tree now, or undefined when there is no process table to read. */
   members(): number[] | undefined {
@@ -95,7 +100,10 @@ class Tree {
     if (!table) return undefined;
     const running = table.filter((p) => p.state !== "Z" && p.pid !== process.pid);
     const found = new Set<number>();
-    for (const p of running) if (p.pgrp === this.leader || environmentHas(p.pid, this.markerEntry)) found.add(p.pid);
+    for (const p of running) {
+      const candidate = !(p.startTicks < this.#leaderStart);
+      if (p.pgrp === this.leader || (candidate && environmentHas(p.pid, this.markerEntry))) found.add(p.pid);
+    }
     return [...withDescendants(found, running)];
   }
 

@@ -77,7 +77,7 @@ export function trackProcessTree(
 }
 
 /** SIGKILLs every tree still tracked: the agent is exiting. Synchronous, so it can run in an exit handler. */
-export function killTrackedTrees(): void {
+function killTrackedTrees(): void {
   for (const tree of tracked) tree.signal("SIGKILL");
   tracked.clear();
 }

@@ -4,7 +4,7 @@
  * words. Never request headers, never the key.
  * @module
  */
-import { redact } from "../runtime/secrets.ts";
+import { MIN_SECRET_LENGTH, REDACTED, redact } from "../runtime/secrets.ts";
 import { ModelError, type ProviderEndpoint } from "./types.ts";
 
 const MAX_DETAIL = 300;
@@ -125,7 +125,7 @@ function scrub(text: string, endpoint: ProviderEndpoint): string {
   );
   const secrets = [endpoint.apiKey, ...credentialHeaders.map(([, value]) => value)];
   for (const secret of secrets) {
-    if (secret && secret.length >= 8) out = out.split(secret).join("[redacted]");
+    if (secret && secret.length >= MIN_SECRET_LENGTH) out = out.split(secret).join(REDACTED);
   }
   return redact(out);
 }

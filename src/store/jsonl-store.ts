@@ -18,6 +18,7 @@ import {
   syncDirectoryEntries,
 } from "../runtime/fs.ts";
 import { dirname, join } from "../runtime/path.ts";
+import { redactValue } from "../runtime/secrets.ts";
 import { cwdSlug } from "./cwd-slug.ts";
 import { parseJournal } from "./journal-reader.ts";
 import { JsonlJournal, openJournalOf } from "./jsonl-journal.ts";
@@ -107,7 +108,7 @@ export function createJsonlStore(dir: string): SessionStore {
           createdAt: new Date().toISOString(),
           ...(input.forkedFrom === undefined ? {} : { forkedFrom: input.forkedFrom }),
         };
-        await createExclusive(file, `${JSON.stringify(header)}\n`, 0o600);
+        await createExclusive(file, `${JSON.stringify(redactValue(header))}\n`, 0o600);
         // The new name (and a new cwd folder) must survive a crash as well as the bytes.
         await syncDirectoryEntries(folder);
         await syncDirectoryEntries(dirname(folder));

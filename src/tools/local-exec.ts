@@ -5,6 +5,7 @@
  * @module
  */
 import { statOrUndefined } from "../runtime/fs.ts";
+import { StreamRedactor } from "../runtime/secrets.ts";
 import { spawnShell, type ShellExit } from "../runtime/spawn.ts";
 import { OutputBuffer, type OutputSummary } from "./output-buffer.ts";
 import { truncateTail, utf8Length } from "./truncate.ts";
@@ -139,14 +140,17 @@ export async function runLocalCommand(request: ExecRequest, options: LocalExecOp
     }
   });
   const decoder = new TextDecoder("utf-8");
+  // One redactor in front of both the live deltas and the kept output: a key split across reads is still hidden, and neither the tail nor the saved file can start mid-key.
+  const redactor = new StreamRedactor();
   const consume = async (text: string) => {
     if (text === "") return;
     throttle.add(text);
     await buffer.push(text);
   };
   const pump = (async () => {
-    for await (const chunk of child.output) await consume(decoder.decode(chunk, { stream: true }));
-    await consume(decoder.decode());
+    for await (const chunk of child.output) await consume(redactor.push(decoder.decode(chunk, { stream: true })));
+    await consume(redactor.push(decoder.decode()));
+    await consume(redactor.end());
   })();
 
   const exit = await child.exited;

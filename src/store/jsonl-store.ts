@@ -14,6 +14,7 @@ import {
   readDir,
   readTextFile,
   removeFile,
+  removeTree,
   statOrUndefined,
   syncDirectoryEntries,
 } from "../runtime/fs.ts";
@@ -37,6 +38,12 @@ import {
 } from "./types.ts";
 
 const SUFFIX = ".jsonl";
+/** `<id>.outputs/` beside `<id>.jsonl`: the session's saved command output. */
+const OUTPUTS_SUFFIX = ".outputs";
+
+function outputsOf(file: string): string {
+  return `${file.slice(0, -SUFFIX.length)}${OUTPUTS_SUFFIX}`;
+}
 /** Files summarised at once by `list`. */
 const LIST_CONCURRENCY = 32;
 
@@ -173,6 +180,7 @@ export function createJsonlStore(dir: string): SessionStore {
       try {
         await removeFile(file);
         openJournalOf(file)?.markDeleted();
+        await removeTree(outputsOf(file));
         known.delete(id);
         if (!lock) await removeFile(lockPath);
         await syncDirectoryEntries(dirname(file));
@@ -185,6 +193,17 @@ export function createJsonlStore(dir: string): SessionStore {
 
     async exists(id) {
       return isValidSessionId(id) && (await findFile(id)) !== undefined;
+    },
+
+    async outputDirectory(id) {
+      assertSessionId(id);
+      const outputs = outputsOf(await requireFile(id));
+      try {
+        await makeDirectory(outputs, 0o700);
+      } catch (error) {
+        throw ioError(id, "create the output directory of", error);
+      }
+      return outputs;
     },
   };
 }

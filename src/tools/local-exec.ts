@@ -6,8 +6,8 @@
  */
 import { statOrUndefined } from "../runtime/fs.ts";
 import { StreamRedactor } from "../runtime/secrets.ts";
-import { spawnShell, type ShellExit } from "../runtime/spawn.ts";
-import { OutputBuffer, type OutputSummary } from "./output-buffer.ts";
+import { createTempFile, spawnShell, type ShellExit } from "../runtime/spawn.ts";
+import { FULL_OUTPUT_PREFIX, OutputBuffer, type OutputSummary } from "./output-buffer.ts";
 import { truncateTail, utf8Length } from "./truncate.ts";
 import type { ExecRequest, ExecResult } from "./types.ts";
 
@@ -34,6 +34,8 @@ export interface LocalExecOptions {
   drainMs?: number;
   /** Sees the output buffer (tests check that its memory stays bounded). */
   onBuffer?(buffer: OutputBuffer): void;
+  /** Where full output is saved when it is truncated (the session's own directory); default: the system temp directory. */
+  outputDirectory?: () => Promise<string>;
 }
 
 /**
@@ -95,7 +97,10 @@ function isLowSurrogate(code: number): boolean {
 /** Runs `request.command` locally; resolves once the shell has exited and its output is flushed. */
 export async function runLocalCommand(request: ExecRequest, options: LocalExecOptions = {}): Promise<ExecResult> {
   const { signal } = request;
-  const buffer = new OutputBuffer();
+  const outputDirectory = options.outputDirectory;
+  const buffer = new OutputBuffer(
+    outputDirectory ? { createFile: async () => createTempFile(FULL_OUTPUT_PREFIX, await outputDirectory()) } : {},
+  );
   options.onBuffer?.(buffer);
   if (signal.aborted) return toResult(await buffer.finish(), { code: null, signal: null }, "cancel");
   const cwdInfo = await statOrUndefined(request.cwd);

@@ -29,6 +29,9 @@ export interface OutputSummary {
   totalBytes: number;
 }
 
+/** Name prefix of saved full-output files. */
+export const FULL_OUTPUT_PREFIX = "acp-edge-bash-";
+
 /** Text is kept in pieces of at most this many UTF-16 units, so the window drops in small steps. */
 const PIECE_LENGTH = 8 * 1024;
 
@@ -59,7 +62,7 @@ export class OutputBuffer {
   constructor(options: OutputBufferOptions = {}) {
     this.#maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
     this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-    this.#createFile = options.createFile ?? (() => createTempFile("acp-edge-bash-"));
+    this.#createFile = options.createFile ?? (() => createTempFile(FULL_OUTPUT_PREFIX));
     this.#keep = this.#maxBytes + 1;
   }
 

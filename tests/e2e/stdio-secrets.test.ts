@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { acp, connectStream, initialize } from "../helpers/acp-client.ts";
-import { makeSandbox, ROOT, RUNTIMES, spawnAgent } from "../helpers/agent-process.ts";
+import { acp, agentText, connectStream, initialize } from "../helpers/acp-client.ts";
+import { makeSandbox, ROOT, RUNTIMES, spawnAgent, type Sandbox } from "../helpers/agent-process.ts";
 import { rpcError, waitFor } from "../helpers/expect-error.ts";
 import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from "../helpers/fake-model-server.ts";
 import { answering, finalStatus, toolEvents } from "../helpers/scenario.ts";
@@ -18,6 +18,9 @@ import { answering, finalStatus, toolEvents } from "../helpers/scenario.ts";
 const { methods } = acp;
 const KEY = "sk-ant-e2e-PLANTED-7c1d9f2a4b6e8d0f";
 const MCP_KEY = "mcp-e2e-PLANTED-5e3b1a9c7d";
+/** The key of a provider no session uses: registered all the same. */
+const OTHER_KEY = "sk-openai-e2e-PLANTED-0a8f6e4c2b";
+const SECRETS = [KEY, MCP_KEY, OTHER_KEY];
 const BUN = join(ROOT, "node_modules", ".bin", "bun");
 const MCP_SERVER = join(ROOT, "tests", "helpers", "mcp-test-server.ts");
 /** Prints the key in two writes with a pause between, cut at `cut`, so the pieces arrive in different reads and deltas. */
@@ -38,6 +41,16 @@ function filesUnder(dir: string, skip: string[] = []): string[] {
   return out;
 }
 
+/** Session files, saved outputs, anything in the temp directory: only the user's own project files may hold a key. Returns the files checked. */
+function noSecretOnDisk(sandbox: Sandbox): string[] {
+  const files = filesUnder(sandbox.root, [sandbox.project]);
+  for (const file of files) {
+    const text = readFileSync(file, "utf8");
+    for (const secret of SECRETS) expect({ file, leaked: text.includes(secret) }).toEqual({ file, leaked: false });
+  }
+  return files;
+}
+
 describe.each(RUNTIMES)("secrets on %s", (runtime) => {
   let server: FakeModelServer;
   beforeAll(async () => {
@@ -49,7 +62,7 @@ describe.each(RUNTIMES)("secrets on %s", (runtime) => {
 
   test("a planted key never reaches stdout, debug stderr, session files or saved outputs", async () => {
     const sandbox = makeSandbox();
-    const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, ACP_EDGE_HOME: sandbox.home, TMPDIR: sandbox.root };
+    const env = { ANTHROPIC_API_KEY: KEY, OPENAI_API_KEY: OTHER_KEY, ANTHROPIC_BASE_URL: server.url, ACP_EDGE_HOME: sandbox.home, TMPDIR: sandbox.root };
     writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ maxRetries: 0 }));
     sandbox.write("project/.env", `ANTHROPIC_API_KEY=${KEY}\nOTHER=1\n`);
     const written = join(sandbox.project, "copy.env");
@@ -61,7 +74,8 @@ describe.each(RUNTIMES)("secrets on %s", (runtime) => {
     const answers = answering("allow_once");
     const client = connectStream(acp.ndJsonStream(proc.stdin, forClient), answers);
     try {
-      await initialize(client);
+      // The client renders terminals: command output arrives as raw deltas, one piece each.
+      await initialize(client, { _meta: { terminal_output: true } });
       const { sessionId } = await client.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] });
       server.push(
         call("read", "read", { path: ".env" }),
@@ -87,8 +101,18 @@ describe.each(RUNTIMES)("secrets on %s", (runtime) => {
       expect(readFileSync(join(sandbox.project, ".env"), "utf8")).toBe(`ANTHROPIC_API_KEY=${KEY}\nOTHER=2\n`);
       expect(readFileSync(written, "utf8")).toBe(`KEY=${KEY}\n`);
       expect(answers.requests.map((r) => r.toolCall.toolCallId)).toContain("edit");
-      expect(JSON.stringify(toolEvents(updates, "split9"))).toContain("[redacted]");
-      const saved = /Full output: ([^\]\\"]+)/.exec(JSON.stringify(toolEvents(updates, "long").at(-1)))?.[1];
+      // Streamed pieces, put back together, still hide the key.
+      for (const id of ["split1", "split9", "split20", `split${KEY.length - 1}`, "env", "long"]) {
+        const deltas = toolEvents(updates, id).map((u) => (u._meta as { terminal_output?: { data: string } } | undefined)?.terminal_output?.data ?? "");
+        expect(deltas.filter(Boolean).length).toBeGreaterThan(0);
+        const joined = deltas.join("");
+        if (id.startsWith("split")) expect(joined).toBe("[redacted]\n");
+        for (const secret of SECRETS) expect(joined).not.toContain(secret);
+      }
+      const chunks = updates.filter((u) => u.sessionUpdate === "agent_message_chunk");
+      expect(chunks.length).toBeGreaterThan(2);
+      expect(agentText(updates)).toBe("Your key is [redacted], and again:[redacted]");
+      const saved = /"fullOutputPath":"([^"]+)"/.exec(JSON.stringify(toolEvents(updates, "long")))?.[1];
       expect(saved).toBeDefined();
       expect(saved!.startsWith(sandbox.home)).toBe(true);
       expect(readFileSync(saved!, "utf8")).toContain("20000\n[redacted]\nend");
@@ -106,6 +130,11 @@ describe.each(RUNTIMES)("secrets on %s", (runtime) => {
       expect(JSON.stringify(toolEvents(client.updates(withMcp.sessionId), "whoami"))).toContain("[redacted]");
       await waitFor(() => proc.stderr().includes("mcp-test-server: ready on stdio"));
 
+      // Session files and saved outputs, while the sessions exist.
+      const files = noSecretOnDisk(sandbox);
+      expect(files.filter((file) => file.endsWith(".jsonl"))).toHaveLength(2);
+      expect(files).toContain(saved!);
+
       // Deleting the session deletes its saved output.
       await client.agent.request(methods.agent.session.delete, { sessionId });
       expect(existsSync(saved!)).toBe(false);
@@ -118,17 +147,12 @@ describe.each(RUNTIMES)("secrets on %s", (runtime) => {
     await collected.catch(() => undefined);
     try {
       expect(stdout).toContain("[redacted]");
-      for (const secret of [KEY, MCP_KEY]) {
+      for (const secret of SECRETS) {
         expect(stdout).not.toContain(secret);
         expect(proc.stderr()).not.toContain(secret);
       }
-      // Session files, saved outputs and anything in the temp directory: only the user's own files hold the key.
-      const files = filesUnder(sandbox.root, [sandbox.project]);
-      expect(files.some((file) => file.endsWith(".jsonl"))).toBe(true);
-      for (const file of files) {
-        const text = readFileSync(file, "utf8");
-        for (const secret of [KEY, MCP_KEY]) expect({ file, leaked: text.includes(secret) }).toEqual({ file, leaked: false });
-      }
+      // And after exit, whatever is left.
+      expect(noSecretOnDisk(sandbox).some((file) => file.endsWith(".jsonl"))).toBe(true);
     } finally {
       sandbox.cleanup();
     }

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import process from "node:process";
+import { configuredProviders } from "../../src/config/providers.ts";
 import { MIN_SECRET_LENGTH, StreamRedactor, redact, redactSecrets, redactValue, registerSecret } from "../../src/runtime/secrets.ts";
 
 describe("redact", () => {
@@ -106,5 +108,18 @@ describe("StreamRedactor", () => {
     expect(stream.heldLength).toBe("sk-ant".length);
     expect(stream.push("ique")).toBe("sk-antique");
     expect(stream.end()).toBe("");
+  });
+});
+
+describe("registration when the configuration loads", () => {
+  test("the key of every configured provider is registered, used or not", () => {
+    const key = "sk-custom-provider-key-unused-1";
+    process.env.ACP_EDGE_TEST_UNUSED_KEY = key;
+    try {
+      configuredProviders({ providers: { spare: { api: "openai-compatible", baseUrl: "http://127.0.0.1:9/v1", apiKeyEnv: "ACP_EDGE_TEST_UNUSED_KEY" } } });
+      expect(redactSecrets(`KEY=${key}`)).toBe("KEY=[redacted]");
+    } finally {
+      delete process.env.ACP_EDGE_TEST_UNUSED_KEY;
+    }
   });
 });

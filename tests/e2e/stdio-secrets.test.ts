@@ -14,6 +14,7 @@ import { makeSandbox, ROOT, RUNTIMES, spawnAgent, type Sandbox } from "../helper
 import { rpcError, waitFor } from "../helpers/expect-error.ts";
 import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from "../helpers/fake-model-server.ts";
 import { answering, finalStatus, toolEvents } from "../helpers/scenario.ts";
+import { EditorTerminals, editorFs } from "../helpers/editor-capabilities.ts";
 
 const { methods } = acp;
 const KEY = "sk-ant-e2e-PLANTED-7c1d9f2a4b6e8d0f";
@@ -182,6 +183,36 @@ describe.each(RUNTIMES)("secrets on %s", (runtime) => {
       await collected.catch(() => undefined);
       expect(existsSync(join(saved!, "..", ".."))).toBe(false);
       expect(stdout).not.toContain(KEY);
+    } finally {
+      client.close();
+      proc.child.kill("SIGKILL");
+      sandbox.cleanup();
+    }
+  }, 60_000);
+
+  test("an editor that writes files and runs commands: the key reaches only the file it writes", async () => {
+    const sandbox = makeSandbox();
+    const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, ACP_EDGE_HOME: sandbox.home, TMPDIR: sandbox.root };
+    sandbox.write("project/.env", `ANTHROPIC_API_KEY=${KEY}\n`);
+    const proc = spawnAgent(runtime, ["agent", "stdio", "--approval-mode", "yolo", "--model", "anthropic/claude-sonnet-4-5"], { env });
+    const fs = editorFs();
+    const client = connectStream(acp.ndJsonStream(proc.stdin, proc.stdout), { fs, terminals: new EditorTerminals() });
+    try {
+      await initialize(client, { fs: { readTextFile: true, writeTextFile: true }, terminal: true });
+      const { sessionId } = await client.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] });
+      server.push(
+        call("edit", "edit", { path: ".env", edits: [{ oldText: "ANTHROPIC_API_KEY=", newText: "export ANTHROPIC_API_KEY=" }] }),
+        call("cat", "bash", { command: "cat .env" }),
+        { text: "done" },
+      );
+      await client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "export it" }] });
+      // The editor wrote the user's file whole: hiding the key there would have destroyed it.
+      expect(fs.writes).toEqual([{ path: join(sandbox.project, ".env"), content: `export ANTHROPIC_API_KEY=${KEY}\n` }]);
+      expect(readFileSync(join(sandbox.project, ".env"), "utf8")).toBe(`export ANTHROPIC_API_KEY=${KEY}\n`);
+      // The editor's terminal showed the command's output itself; what the agent took from it (the model's tool result) hides the key.
+      expect(JSON.stringify(server.requests.at(-1)!.body)).toContain("export ANTHROPIC_API_KEY=[redacted]");
+      const others = client.received.filter((m) => m.method !== "fs/write_text_file");
+      expect(JSON.stringify(others)).not.toContain(KEY);
     } finally {
       client.close();
       proc.child.kill("SIGKILL");

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { redactMessage } from "../../src/acp/outbound-redaction.ts";
+import { bounded } from "../../src/acp/projection.ts";
+import { titleFromPrompt } from "../../src/acp/session-title.ts";
 import { registerSecret } from "../../src/runtime/secrets.ts";
 
 describe("redactMessage", () => {
@@ -18,5 +20,24 @@ describe("redactMessage", () => {
     expect(redactMessage(write)).toEqual({ ...write, params: { sessionId: "s", path: "/p/[redacted]", content: `K=${key}\n` } });
     const other = { jsonrpc: "2.0", id: 5, method: "fs/read_text_file", params: { content: key } };
     expect(redactMessage(other)).toEqual({ ...other, params: { content: "[redacted]" } });
+  });
+});
+
+describe("text cut for display", () => {
+  const key = "sk-cut-for-display-0123456789";
+  registerSecret(key);
+
+  test("a large tool input is redacted before its preview is cut", () => {
+    for (const pad of [8 * 1024 - 30, 8 * 1024 - 20, 8 * 1024 - 12]) {
+      const preview = JSON.stringify(bounded({ content: `${"x".repeat(pad)}${key}${"y".repeat(100)}` }));
+      expect(preview).toContain('"truncated":true');
+      expect(preview).not.toContain(key.slice(0, 8));
+    }
+  });
+
+  test("a title from a prompt is redacted before it is cut", () => {
+    const title = titleFromPrompt(`please use the key ${"z".repeat(30)}${key} for everything`);
+    expect(title).toBeDefined();
+    expect(title).not.toContain(key.slice(0, 8));
   });
 });

@@ -34,7 +34,7 @@ export interface LocalExecOptions {
   drainMs?: number;
   /** Sees the output buffer (tests check that its memory stays bounded). */
   onBuffer?(buffer: OutputBuffer): void;
-  /** Where full output is saved when it is truncated (the session's own directory); default: the system temp directory. */
+  /** Where full output is saved when it is truncated (the session's own directory); default: the process's private temp directory. */
   outputDirectory?: () => Promise<string>;
 }
 

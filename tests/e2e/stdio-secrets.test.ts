@@ -161,7 +161,9 @@ describe.each(RUNTIMES)("secrets on %s", (runtime) => {
 
   test("--no-session keeps saved output in a private temp directory that is removed at exit", async () => {
     const sandbox = makeSandbox();
-    const env = { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, ACP_EDGE_HOME: sandbox.home, TMPDIR: sandbox.root };
+    // The key comes from auth.json this time.
+    writeFileSync(join(sandbox.home, "auth.json"), JSON.stringify({ anthropic: { type: "api_key", key: KEY } }), { mode: 0o600 });
+    const env = { ANTHROPIC_BASE_URL: server.url, ACP_EDGE_HOME: sandbox.home, TMPDIR: sandbox.root };
     const proc = spawnAgent(runtime, ["agent", "stdio", "--no-session", "--approval-mode", "yolo", "--model", "anthropic/claude-sonnet-4-5"], { env });
     const [forClient, forCheck] = proc.stdout.tee();
     let stdout = "";
@@ -182,7 +184,9 @@ describe.each(RUNTIMES)("secrets on %s", (runtime) => {
       expect((await proc.exited).code).toBe(0);
       await collected.catch(() => undefined);
       expect(existsSync(join(saved!, "..", ".."))).toBe(false);
+      expect(server.requests.at(-1)!.headers["x-api-key"]).toBe(KEY);
       expect(stdout).not.toContain(KEY);
+      expect(proc.stderr()).not.toContain(KEY);
     } finally {
       client.close();
       proc.child.kill("SIGKILL");

@@ -6,6 +6,7 @@
  */
 import * as v from "valibot";
 import { statOrUndefined, type FileInfo } from "../runtime/fs.ts";
+import { basisOf, ensureUnchanged } from "./change-basis.ts";
 import { withFileLock } from "./file-lock.ts";
 import { containingRoot, displayPath, realLocation, resolveInRoots, toAbsolute } from "./paths.ts";
 import { utf8Length } from "./truncate.ts";
@@ -113,11 +114,12 @@ export const writeTool: ToolDefinition<typeof WriteInput> = {
     const info = await inspectTarget(target, "write");
     const oldText = await previousContent(context.workspace, target, info, context.signal);
     const locations = [{ path: target.absolute, line: 1 }];
-    if (oldText === undefined) return { locations };
-    return { diff: { path: target.absolute, oldText, newText: input.content }, locations };
+    const basis = basisOf(info, oldText ?? undefined);
+    if (oldText === undefined) return { locations, basis };
+    return { diff: { path: target.absolute, oldText, newText: input.content }, locations, basis };
   },
 
-  async execute(input, { workspace, signal, outsideRootsApproved }): Promise<ToolResult> {
+  async execute(input, { workspace, signal, outsideRootsApproved, preview }): Promise<ToolResult> {
     signal.throwIfAborted();
     const bytes = utf8Length(input.content);
     checkSize(bytes);
@@ -125,6 +127,8 @@ export const writeTool: ToolDefinition<typeof WriteInput> = {
     return await withFileLock(target.real, async () => {
       const info = await inspectTarget(target, "write");
       const oldText = await previousContent(workspace, target, info, signal);
+      // Checked last before writing, under the lock: the approved diff was worked out from the basis.
+      ensureUnchanged(preview?.basis, info, oldText ?? undefined, target.shown, "write");
       await writeThrough(workspace, target, input.content, signal);
       return {
         content: [{ type: "text", text: `Successfully wrote ${bytes} bytes to ${target.shown}` }],

@@ -9,6 +9,7 @@ import type { LiveSession } from "../session-registry.ts";
 import { askClient } from "./ask-client.ts";
 import { evaluatePolicy } from "./policy.ts";
 import type { Grant } from "./grants.ts";
+import { createWalkFilter } from "./walk-filter.ts";
 
 const ALLOW_ONCE = "allow_once";
 const ALLOW_ALWAYS = "allow_always";
@@ -25,16 +26,20 @@ export interface AuthorizerOptions {
 
 export function createAuthorizer({ live, client, onGrant }: AuthorizerOptions): ToolAuthorizer {
   return async (request: AuthorizationRequest): Promise<Authorization> => {
+    const rules = live.settings.permissionRules ?? [];
+    // Whatever lets the call run, the rules still decide each path a walk below its argument reaches.
+    const pathFilter = createWalkFilter(rules, request.tool.name, live.agent.workspace.cwd);
+    const allowed = (outside: boolean): Authorization => ({ allowed: true, outsideRootsApproved: outside, ...(pathFilter ? { pathFilter } : {}) });
     const verdict = await evaluatePolicy({
       toolName: request.tool.name,
       access: request.access,
       mode: live.mode,
-      rules: live.settings.permissionRules ?? [],
+      rules,
       grants: live.grants,
       cwd: live.agent.workspace.cwd,
       roots: live.agent.workspace.roots,
     });
-    if (verdict.decision === "allow") return { allowed: true, outsideRootsApproved: verdict.outside };
+    if (verdict.decision === "allow") return allowed(verdict.outside);
     if (verdict.decision === "deny") return { allowed: false, reason: verdict.reason };
 
     const options: PermissionOption[] = [
@@ -70,9 +75,9 @@ export function createAuthorizer({ live, client, onGrant }: AuthorizerOptions): 
     switch (answer.optionId) {
       case ALLOW_ALWAYS:
         await remember(verdict.offer.allow);
-        return { allowed: true, outsideRootsApproved: verdict.outside };
+        return allowed(verdict.outside);
       case ALLOW_ONCE:
-        return { allowed: true, outsideRootsApproved: verdict.outside };
+        return allowed(verdict.outside);
       case REJECT_ALWAYS:
         await remember(verdict.offer.reject);
         return { allowed: false, reason: `The user rejected this (${verdict.offer.reject.label}). Do not retry it; ask the user how to proceed.` };

@@ -140,7 +140,11 @@ export interface Workspace {
   readTextFile(path: string, signal?: AbortSignal): Promise<string>;
   /** Raw bytes of a file, at most `maxBytes` from its start when given. */
   readFileBytes(path: string, maxBytes?: number): Promise<Uint8Array>;
-  /** Replaces (or creates) a file's whole content; never leaves a half-written file. */
+  /**
+   * Replaces (or creates) a file's whole content; never leaves a half-written file. Where it can
+   * tell that the file changed while the content was being written, it leaves it and fails with
+   * the error code `ECHANGED`.
+   */
   writeTextFile(path: string, content: string, signal?: AbortSignal): Promise<void>;
   /** Runs a shell command; resolves when it has ended (also on timeout or cancel). */
   exec(request: ExecRequest): Promise<ExecResult>;

@@ -5,7 +5,7 @@
  * @module
  */
 import * as v from "valibot";
-import { statOrUndefined, type FileInfo } from "../runtime/fs.ts";
+import { errorCode, statOrUndefined, type FileInfo } from "../runtime/fs.ts";
 import { basisOf, ensureUnchanged } from "./change-basis.ts";
 import { withFileLock } from "./file-lock.ts";
 import { containingRoot, displayPath, realLocation, resolveInRoots, toAbsolute } from "./paths.ts";
@@ -65,6 +65,9 @@ export async function writeThrough(workspace: Workspace, target: ChangeTarget, c
     await workspace.writeTextFile(target.absolute, content, signal);
   } catch (error) {
     if (signal.aborted || error instanceof ToolError) throw error;
+    if (errorCode(error) === "ECHANGED") {
+      throw new ToolError(`${target.shown} changed while it was being written, so it was left as it is. Read it again and redo the change if it is still needed.`);
+    }
     throw new ToolError(`Could not write ${target.shown}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -256,6 +256,38 @@ describe("writeFileAtomic", () => {
     expect(readdirSync(root).filter((n) => n.includes("keep.txt"))).toEqual(["keep.txt"]);
   });
 
+  /** Runs `meanwhile` once, as the temporary file is opened: another program saving while the new content is written. */
+  const whileWriting = (meanwhile: () => void) => {
+    const open = fsp.open.bind(fsp);
+    let done = false;
+    renameSpy = spyOn(fsp, "open").mockImplementation((async (...args: Parameters<typeof fsp.open>) => {
+      if (!done && String(args[0]).endsWith(".tmp")) {
+        done = true;
+        meanwhile();
+      }
+      return await open(...args);
+    }) as typeof fsp.open);
+  };
+
+  test("ifUnchanged: a file created while the new content is written is kept (ECHANGED)", async () => {
+    const path = join(base, "atomic-created.txt");
+    whileWriting(() => writeFileSync(path, "theirs\n"));
+    await expect(rfs.writeFileAtomic(path, "mine\n", { ifUnchanged: true })).rejects.toMatchObject({ code: "ECHANGED" });
+    expect(readFileSync(path, "utf8")).toBe("theirs\n");
+    expect(readdirSync(base).filter((n) => n.includes("atomic-created"))).toEqual(["atomic-created.txt"]);
+  });
+
+  test("the tool leaves a file that was saved while it was being written, and says so", async () => {
+    const path = join(root, "saved-meanwhile.txt");
+    writeFileSync(path, "before\n");
+    whileWriting(() => writeFileSync(path, "saved by someone else\n"));
+    expect(await failure(run("saved-meanwhile.txt", "mine\n"))).toBe(
+      "saved-meanwhile.txt changed while it was being written, so it was left as it is. Read it again and redo the change if it is still needed.",
+    );
+    expect(readFileSync(path, "utf8")).toBe("saved by someone else\n");
+    expect(readdirSync(root).filter((n) => n.includes("saved-meanwhile"))).toEqual(["saved-meanwhile.txt"]);
+  });
+
   test("refuses directories and FIFOs with a code, without blocking", async () => {
     await expect(rfs.writeFileAtomic(join(root, "dir"), "x")).rejects.toMatchObject({ code: "EISDIR" });
     await expect(rfs.writeFileAtomic(join(root, "pipe"), "x")).rejects.toMatchObject({ code: "EINVAL" });

@@ -87,4 +87,24 @@ describe.each(RUNTIMES)("path rules on walks on %s", (runtime) => {
       }
     });
   }
+
+  test("once the user approves a walk an ask rule asked about, that rule no longer withholds below it", async () => {
+    const answers = answering("allow_once");
+    const s = await startScenario(runtime, {
+      script: [call("g1", "grep", { pattern: "TOPSECRET", path: "drafts" }), done],
+      settings: { permissionRules: [{ action: "deny", path: "secrets/" }, { action: "ask", path: "drafts/" }, { action: "ask", path: "drafts/private/" }] },
+      files: { ...files, "project/drafts/private/diary.txt": "TOPSECRET=diary-value\n" },
+      ...answers,
+    });
+    try {
+      await s.prompt("grep the drafts");
+      expect(answers.requests).toHaveLength(1);
+      expect(toolText(s.updates(), "g1")).toContain("unreleased-plan.txt:1: TOPSECRET=draft-value");
+      // A rule of its own below the approved path still withholds.
+      expect(toolText(s.updates(), "g1")).not.toContain("diary");
+      expect(toolText(s.updates(), "g1")).toContain("Some paths were not searched");
+    } finally {
+      s.close();
+    }
+  });
 });

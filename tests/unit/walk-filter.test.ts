@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { createWalkFilter } from "../../src/acp/permissions/walk-filter.ts";
+import { askRulesFor, createWalkFilter } from "../../src/acp/permissions/walk-filter.ts";
 import type { PermissionRule } from "../../src/config/settings-schema.ts";
 import { walkFiles } from "../../src/tools/file-walker.ts";
 import { findTool } from "../../src/tools/find.ts";
@@ -75,6 +75,23 @@ describe("createWalkFilter", () => {
     expect(filter(at("drafts/plan.txt"), at("drafts/plan.txt"))).toBe(false);
     expect(filter(at("src/main.ts"), at("src/main.ts"))).toBe(true);
     expect(filter(at("innocent/key.txt"), at("secrets/key.txt"))).toBe(false);
+  });
+});
+
+describe("askRulesFor", () => {
+  test("approving a call answers the ask rules deciding its argument, and no others", async () => {
+    const drafts: PermissionRule = { action: "ask", path: "drafts" };
+    const secrets: PermissionRule = { action: "ask", path: "secrets" };
+    const rules = [drafts, secrets, { action: "deny", path: "secrets/public" } as PermissionRule];
+    expect(await askRulesFor(rules, "grep", [join(root, "drafts")], root)).toEqual(new Set([drafts]));
+    // Through a link: the rule deciding where it leads.
+    expect(await askRulesFor(rules, "grep", [join(root, "innocent")], root)).toEqual(new Set([secrets]));
+    expect(await askRulesFor(rules, "grep", [join(root, "src")], root)).toEqual(new Set());
+
+    const filter = createWalkFilter(rules, "grep", root, new Set([drafts]))!;
+    expect(filter(join(root, "drafts/plan.txt"), join(root, "drafts/plan.txt"))).toBe(true);
+    expect(filter(join(root, "secrets/key.txt"), join(root, "secrets/key.txt"))).toBe(false);
+    expect(createWalkFilter([drafts], "grep", root, new Set([drafts]))).toBeUndefined();
   });
 });
 

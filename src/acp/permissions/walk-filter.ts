@@ -5,10 +5,12 @@
  * matched against the same path rules, and any that a `deny` or an `ask`
  * rule covers for this tool is left out: not read, not listed, not entered.
  * Asking once per file in a walk would be unusable, so `ask` withholds too;
- * naming the path as the tool's argument asks as usual.
+ * naming the path as the tool's argument asks as usual, and once the user
+ * has approved that, the rule that asked no longer withholds below it.
  * @module
  */
 import type { PermissionRule } from "../../config/settings-schema.ts";
+import { realLocation } from "../../tools/paths.ts";
 import type { PathFilter } from "../../tools/types.ts";
 import { matchPathRules, pathRuleCovers } from "./rules.ts";
 
@@ -17,14 +19,33 @@ import { matchPathRules, pathRuleCovers } from "./rules.ts";
  * path rule applies to that tool (nothing can be withheld). Each spelling
  * of an entry (as reached, and symlink-free) is judged on its own and the
  * entry is kept only when neither is withheld, so a link cannot lead a walk
- * around a rule.
+ * around a rule. `answered` holds the `ask` rules the user approved for
+ * this call; they let entries through.
  */
-export function createWalkFilter(rules: readonly PermissionRule[], tool: string, cwd: string): PathFilter | undefined {
+export function createWalkFilter(
+  rules: readonly PermissionRule[],
+  tool: string,
+  cwd: string,
+  answered: ReadonlySet<PermissionRule> = new Set(),
+): PathFilter | undefined {
   const relevant = rules.filter((rule) => pathRuleCovers(rule, tool));
-  if (!relevant.some((rule) => rule.action !== "allow")) return undefined;
+  if (!relevant.some((rule) => rule.action === "deny" || (rule.action === "ask" && !answered.has(rule)))) return undefined;
   const withheld = (spelling: string) => {
-    const match = matchPathRules(relevant, tool, [spelling], cwd);
-    return match !== undefined && match.rule.action !== "allow";
+    const rule = matchPathRules(relevant, tool, [spelling], cwd)?.rule;
+    return rule !== undefined && (rule.action === "deny" || (rule.action === "ask" && !answered.has(rule)));
   };
   return (path, realPath) => !withheld(path) && (realPath === path || !withheld(realPath));
+}
+
+/** The `ask` rules that decide any of `paths` (as given or symlink-free) for `tool`: what approving the call answers. */
+export async function askRulesFor(rules: readonly PermissionRule[], tool: string, paths: readonly string[], cwd: string): Promise<Set<PermissionRule>> {
+  const asked = new Set<PermissionRule>();
+  for (const path of paths) {
+    const real = await realLocation(path, path).catch(() => path);
+    for (const spelling of new Set([path, real])) {
+      const rule = matchPathRules(rules, tool, [spelling], cwd)?.rule;
+      if (rule?.action === "ask") asked.add(rule);
+    }
+  }
+  return asked;
 }

@@ -9,7 +9,9 @@
  * has approved that, the rule that asked no longer withholds below it.
  * @module
  */
+import { expandTilde } from "../../config/home.ts";
 import type { PermissionRule } from "../../config/settings-schema.ts";
+import { resolve } from "../../runtime/path.ts";
 import { realLocation } from "../../tools/paths.ts";
 import type { PathFilter } from "../../tools/types.ts";
 import { matchPathRules, pathRuleCovers } from "./rules.ts";
@@ -30,7 +32,10 @@ export function createWalkFilter(
 ): PathFilter | undefined {
   const relevant = rules.filter((rule) => pathRuleCovers(rule, tool));
   if (!relevant.some((rule) => rule.action === "deny" || (rule.action === "ask" && !answered.has(rule)))) return undefined;
+  // Every rule matches only below its base: most entries of a walk are under none, and need no matching.
+  const bases = relevant.map((rule) => resolve(cwd, expandTilde((rule.path ?? "").replace(/\*$/, ""))));
   const withheld = (spelling: string) => {
+    if (!bases.some((base) => spelling.startsWith(base))) return false;
     const rule = matchPathRules(relevant, tool, [spelling], cwd)?.rule;
     return rule !== undefined && (rule.action === "deny" || (rule.action === "ask" && !answered.has(rule)));
   };

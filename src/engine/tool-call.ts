@@ -86,7 +86,8 @@ export async function executeCall(
     }
     if (preview.diff || preview.locations) {
       // The basis stays with the call: only what the editor shows is emitted.
-      await emit({ type: "tool_call_preview", toolCallId: part.id, ...(preview.diff ? { diff: preview.diff } : {}), ...(preview.locations ? { locations: preview.locations } : {}) });
+      const { diff, locations } = preview;
+      await emit({ type: "tool_call_preview", toolCallId: part.id, ...(diff ? { diff } : {}), ...(locations ? { locations } : {}) });
     }
   }
 
@@ -112,6 +113,7 @@ export async function executeCall(
 
   let result: ToolResult;
   try {
+    // The preview is what was approved: edits and writes check the file still matches it.
     const toolContext = { workspace, signal, outsideRootsApproved, report, ...(pathFilter ? { pathFilter } : {}), ...(preview ? { preview } : {}) };
     result = withoutSecrets(await tool.execute(call.input, toolContext));
   } catch (error) {

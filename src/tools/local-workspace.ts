@@ -37,7 +37,8 @@ export async function createLocalWorkspace(
     },
     async writeTextFile(path, content, signal) {
       signal?.throwIfAborted();
-      await writeFileAtomic(path, content);
+      // A change someone makes while the content is written wins (ECHANGED) rather than being lost.
+      await writeFileAtomic(path, content, { ifUnchanged: true });
     },
     exec: (request) => runLocalCommand(request, options.outputDirectory ? { outputDirectory: options.outputDirectory } : {}),
   };

@@ -5,6 +5,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
+import { buildSync } from "esbuild";
 import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -151,5 +152,25 @@ describe("locks on one host", () => {
   test("timings under which a live holder could look stale are refused", () => {
     expect(() => lockSettings({ heartbeatMs: 100, staleAfterMs: 150 })).toThrow("at least twice the heartbeat");
     expect(() => createJsonlStore(join(root, "never"), { lock: { heartbeatMs: 0 } })).toThrow("at least twice");
+  });
+});
+
+describe("the heartbeat on other runtimes", () => {
+  const helper = join(import.meta.dir, "..", "helpers", "lock-heartbeat-check.ts");
+  const expectBeats = (out: { stdout: string; stderr: string; status: number | null }) => {
+    expect(out.stderr).toBe("");
+    expect(out.stdout.trim()).toBe(JSON.stringify({ refreshed: true }));
+    expect(out.status).toBe(0); // exited on its own while still holding the lock
+  };
+
+  test("node (bundled)", () => {
+    const outfile = join(root, "lock-heartbeat-check.mjs");
+    buildSync({ entryPoints: [helper], bundle: true, platform: "node", format: "esm", outfile, logLevel: "warning" });
+    expectBeats(spawnSync("node", [outfile, join(root, `d${++counter}`)], { encoding: "utf8", timeout: 10_000 }));
+  });
+
+  test("deno", () => {
+    const deno = join(import.meta.dir, "..", "..", "node_modules", ".bin", "deno");
+    expectBeats(spawnSync(deno, ["run", "-A", "--quiet", helper, join(root, `d${++counter}`)], { encoding: "utf8", timeout: 20_000 }));
   });
 });

@@ -56,7 +56,10 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
     if (initialize && Object.is(initialize.id, id)) initialize.release();
     if (drained && outstanding.size === 0) drained();
   };
+  // Once a write has failed nothing can reach the client any more: stop waiting for answers to it.
+  let gone = false;
   const clientGone = () => {
+    gone = true;
     outstanding.clear();
     initialize?.release();
     drained?.();
@@ -83,11 +86,11 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
         await gate;
         const envelope = classifyEnvelope(message);
         if (envelope.kind === "invalid") {
-          // Nobody to tell when the output is gone; the input side ends on its own.
+          // A failed reply means the client is gone, as for any other write.
           await write(invalidEnvelopeReply(envelope.reason)).catch(clientGone);
           return;
         }
-        if (envelope.kind === "request") {
+        if (envelope.kind === "request" && !gone) {
           outstanding.set(envelope.id, (outstanding.get(envelope.id) ?? 0) + 1);
           if (envelope.method === "initialize") {
             let release!: () => void;
@@ -102,7 +105,7 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
       },
       async flush() {
         options.onInputEnd();
-        if (outstanding.size === 0) return;
+        if (gone || outstanding.size === 0) return;
         await bounded(new Promise<void>((resolve) => (drained = resolve)), options.drainTimeoutMs ?? DEFAULT_BOUND_MS);
       },
     }),
@@ -113,7 +116,6 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
       try {
         await write(message);
       } catch (error) {
-        // The client is gone: nothing outstanding can reach it any more, so stop waiting for it.
         clientGone();
         throw error;
       }
@@ -123,7 +125,10 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
       await writing;
       await stream.writable.close();
     },
-    abort: (reason) => stream.writable.abort(reason),
+    abort: async (reason) => {
+      await writing;
+      await stream.writable.abort(reason);
+    },
   });
   return { readable, writable };
 }

@@ -72,8 +72,8 @@ export async function listenNode<T>(options: HttpServerOptions<T>): Promise<Http
       resolve();
     });
   });
-  // Once listening, a failure to accept (EMFILE, a reset before accept) costs that connection, never the server.
-  server.on("error", (error) => log.warn("the HTTP server could not accept a connection", error.message));
+  // Once listening, an error (a failed accept under EMFILE, say) costs at most that connection, never the server.
+  server.on("error", (error) => log.warn("the HTTP server reported an error", error.message));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
   return {

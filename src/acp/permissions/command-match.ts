@@ -1,0 +1,65 @@
+/**
+ * Whether a command rule or grant (`npm test`, `rm -rf`) covers one simple
+ * command. Allowing is exact: the same command word and the same leading
+ * arguments, word by word after quote removal. Refusing (deny and ask) is
+ * loose, so other spellings of the same call are caught too: the command's
+ * name by basename and in any letter case, and each further rule word
+ * anywhere among the arguments, short options letter by letter
+ * (`rm -rf` also matches `rm -r -f`, `rm -fr` and `/bin/rm -rfv`).
+ * @module
+ */
+import { commandName, type SimpleCommand } from "./command-line.ts";
+import { lexShellLine } from "./shell-lexer.ts";
+
+/** A rule's or grant's command text, read as words. */
+export interface CommandPattern {
+  words: string[];
+  /** A trailing `*` right after the last word: that word matches as a prefix (`npm run test*`). */
+  lastIsPrefix: boolean;
+  /** The text is one plain simple command the lexer accounts for (required for allowing). */
+  accounted: boolean;
+}
+
+/** Reads a rule's or grant's command text; undefined when it names no command. */
+export function readCommandPattern(text: string): CommandPattern | undefined {
+  let body = text.trim();
+  let lastIsPrefix = false;
+  if (body.endsWith("*")) {
+    body = body.slice(0, -1);
+    lastIsPrefix = body !== "" && !/\s$/.test(body);
+    body = body.trim();
+  }
+  const lexed = lexShellLine(body);
+  const words = lexed.commands[0]?.words;
+  if (!words || words.length === 0) return undefined;
+  return { words, lastIsPrefix, accounted: lexed.unaccounted.length === 0 && lexed.commands.length === 1 };
+}
+
+function wordMatches(actual: string, wanted: string, prefix: boolean): boolean {
+  return prefix ? actual.startsWith(wanted) : actual === wanted;
+}
+
+/** An allow covers a command that starts with exactly the pattern's words (`npm test` covers `npm test --watch`, not `npm tester` or `./npm test`). */
+export function allowCovers(command: SimpleCommand, pattern: CommandPattern): boolean {
+  if (!pattern.accounted || command.words.length < pattern.words.length) return false;
+  const last = pattern.words.length - 1;
+  return pattern.words.every((wanted, i) => wordMatches(command.words[i]!, wanted, i === last && pattern.lastIsPrefix));
+}
+
+const SHORT_OPTIONS = /^-[A-Za-z0-9]+$/;
+
+/** A deny or ask covers every spelling it can recognise: see the module comment. */
+export function refusalCovers(command: SimpleCommand, pattern: CommandPattern): boolean {
+  const [first, ...args] = command.words;
+  if (first === undefined) return false;
+  const last = pattern.words.length - 1;
+  const name = commandName(first).toLowerCase();
+  const wantedName = commandName(pattern.words[0]!).toLowerCase();
+  if (!wordMatches(name, wantedName, last === 0 && pattern.lastIsPrefix)) return false;
+  const letters = new Set(args.filter((a) => SHORT_OPTIONS.test(a)).flatMap((a) => [...a.slice(1)]));
+  return pattern.words.slice(1).every((wanted, index) => {
+    const prefix = index + 1 === last && pattern.lastIsPrefix;
+    if (SHORT_OPTIONS.test(wanted) && !prefix) return [...wanted.slice(1)].every((letter) => letters.has(letter));
+    return args.some((a) => wordMatches(a, wanted, prefix));
+  });
+}

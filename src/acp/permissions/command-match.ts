@@ -4,8 +4,8 @@
  * arguments, word by word after quote removal. Refusing (deny and ask) is
  * loose, so other spellings of the same call are caught too: the command's
  * name by basename and in any letter case, and each further rule word
- * anywhere among the arguments, short options letter by letter
- * (`rm -rf` also matches `rm -r -f`, `rm -fr` and `/bin/rm -rfv`).
+ * anywhere among the arguments, short options letter by letter and in any
+ * case (`rm -rf` also matches `rm -r -f`, `rm -fr`, `/bin/rm -Rfv`).
  * @module
  */
 import { commandName, type SimpleCommand } from "./command-line.ts";
@@ -56,10 +56,11 @@ export function refusalCovers(command: SimpleCommand, pattern: CommandPattern): 
   const name = commandName(first).toLowerCase();
   const wantedName = commandName(pattern.words[0]!).toLowerCase();
   if (!wordMatches(name, wantedName, last === 0 && pattern.lastIsPrefix)) return false;
-  const letters = new Set(args.filter((a) => SHORT_OPTIONS.test(a)).flatMap((a) => [...a.slice(1)]));
+  // Letters compare case-blind: `rm -Rf` is `rm -rf`, and a refusal may be broader than needed but not narrower.
+  const letters = new Set(args.filter((a) => SHORT_OPTIONS.test(a)).flatMap((a) => [...a.slice(1).toLowerCase()]));
   return pattern.words.slice(1).every((wanted, index) => {
     const prefix = index + 1 === last && pattern.lastIsPrefix;
-    if (SHORT_OPTIONS.test(wanted) && !prefix) return [...wanted.slice(1)].every((letter) => letters.has(letter));
+    if (SHORT_OPTIONS.test(wanted) && !prefix) return [...wanted.slice(1).toLowerCase()].every((letter) => letters.has(letter));
     return args.some((a) => wordMatches(a, wanted, prefix));
   });
 }

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { acp } from "../helpers/acp-client.ts";
 import { RUNTIMES } from "../helpers/agent-process.ts";
+import { EditorTerminals } from "../helpers/editor-capabilities.ts";
 import { answering, finalStatus, startScenario, toolText } from "../helpers/scenario.ts";
 
 const write = (id: string, path: string, content: string) => ({ toolCalls: [{ id, name: "write", input: { path, content } }] });
@@ -89,6 +90,24 @@ describe.each(RUNTIMES)("the permission gate on %s", (runtime) => {
         expect(toolText(s.updates(), id)).toContain('deny command \\"touch\\"');
       }
       expect(answers.requests).toHaveLength(0);
+    } finally {
+      s.close();
+    }
+  });
+
+  test("an editor terminal runs the line with a POSIX shell even when $SHELL is another kind", async () => {
+    const terminals = new EditorTerminals();
+    const s = await startScenario(runtime, {
+      script: [bash("b1", "echo hi"), done],
+      args: ["--approval-mode", "yolo"],
+      capabilities: { terminal: true },
+      env: { SHELL: "/usr/bin/fish" },
+      terminals,
+    });
+    try {
+      await s.prompt("go");
+      expect(terminals.created).toHaveLength(1);
+      expect(terminals.created[0]).toMatchObject({ command: "/bin/sh", args: ["-c", "echo hi"] });
     } finally {
       s.close();
     }

@@ -66,6 +66,7 @@ const TABLE: Array<[string, keyof typeof SETUPS, Row]> = [
   [`npm test "unbalanced`, "allow rule npm test", ASKS],
   [`npm test "a\\`, "allow rule npm test", ASKS],
   ["npm test \\", "allow rule npm test", ASKS],
+  ["npm test 'a\0b'", "allow rule npm test", ASKS],
   [`npm test "fix!"`, "allow rule npm test", ASKS],
   // Comments, here-documents, line continuations.
   ["npm test # comment", "allow rule npm test", ASKS],
@@ -171,6 +172,7 @@ const TABLE: Array<[string, keyof typeof SETUPS, Row]> = [
   ["if true; then touch x; fi", "deny rule touch", REFUSED],
   ["FOO=1 touch x", "deny rule touch", REFUSED],
   ["time touch x", "deny rule touch", REFUSED],
+  ["- touch x", "deny rule touch", REFUSED],
   ["sudo -u root touch x", "deny rule touch", REFUSED],
   ["env FOO=1 touch x", "deny rule touch", REFUSED],
   ["nohup touch x &", "deny rule touch", REFUSED],

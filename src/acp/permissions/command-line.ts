@@ -39,7 +39,7 @@ const RUNS_OTHER_COMMANDS = new Set([
   "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh", "rbash", "busybox",
   "eval", "exec", "source", ".", "command", "builtin", "alias", "unalias", "trap", "enable", "hash",
   "set", "shopt", "setopt", "unsetopt", "export", "declare", "typeset", "local", "readonly", "unset",
-  "emulate", "autoload", "zmodload", "fc", "coproc",
+  "emulate", "autoload", "zmodload", "fc", "coproc", "-",
   // wrappers that run their arguments as a command
   "env", "nohup", "sudo", "doas", "su", "runuser", "pkexec", "time", "nice", "ionice", "timeout", "stdbuf",
   "setsid", "xargs", "parallel", "watch", "chroot", "unshare", "nsenter", "flock", "script", "strace",

@@ -45,6 +45,8 @@ interface Command {
 /** Reads `line` and returns the simple commands it runs and what it could not account for. */
 export function lexShellLine(line: string): LexedLine {
   const lexer = new Lexer(line, 0, new Set(), []);
+  // A NUL ends the argument the shell receives: what runs would be a prefix of what was read.
+  if (line.includes("\0")) lexer.problems.add("a NUL character");
   lexer.parseList(undefined);
   return { commands: lexer.commands, unaccounted: [...lexer.problems] };
 }

@@ -12,6 +12,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
+import { splitShellCommand } from "../../src/acp/permissions/command-line.ts";
 import { evaluatePolicy } from "../../src/acp/permissions/policy.ts";
 import type { Grant } from "../../src/acp/permissions/grants.ts";
 import type { PermissionRule } from "../../src/config/settings-schema.ts";
@@ -65,7 +66,7 @@ function render(value: string, r: Random): string {
 interface Generated {
   line: string;
   commands: string[][];
-  /** The commands a shell runs when every program exits 0 (a command after `||` is skipped). */
+  /** The commands a shell runs when every program exits 0. */
   runs: string[][];
   hostile: boolean;
 }
@@ -76,6 +77,7 @@ function generateLine(r: Random): Generated {
   const count = 1 + Math.floor(r.chance(0.5) ? 0 : r.chance(0.5) ? 1 : 2);
   let line = "";
   let hostile = false;
+  let skipping = false;
   for (let i = 0; i < count; i += 1) {
     const words = r.chance(0.6) ? [...r.pick(ALLOWED)] : [r.pick(NAMES)];
     while (r.chance(0.4)) words.push(r.pick(ARGS));
@@ -99,7 +101,10 @@ function generateLine(r: Random): Generated {
       separator = r.chance(0.08) ? r.pick(HOSTILE_SEPARATORS) : r.pick(SEPARATORS);
       if (!SEPARATORS.includes(separator)) hostile = true;
     }
-    if (separator.trim() !== "||") runs.push(words);
+    // Every program exits 0, so a pipeline right after `||` is skipped (a pipe binds tighter than `||`).
+    if (separator.trim() === "||") skipping = true;
+    else if (separator.trim() !== "|") skipping = false;
+    if (!skipping) runs.push(words);
     line += separator + text;
   }
   return { line, commands, runs, hostile };
@@ -176,4 +181,35 @@ test(`ask mode: nothing runs unasked unless every simple command is covered by a
       expect(sorted(ran), context).toEqual(sorted(runs));
     }
   }
+}, 120_000);
+
+/** Pieces of random text; most lines they make are not accounted for, the rest must read as bash reads them. */
+const PIECES = ["a", "b", "ab", " ", " ", "'", '"', "\\", ";", "&", "|", "\n", ">", "<", "2", "1", ">&", "/dev/null", "-", "=", "x", "$", "#", "(", ")", "\t", "%", "."];
+
+test(`every line the lexer accounts for runs in bash exactly the commands it read (seed ${SEED})`, async () => {
+  const r = generator(SEED + 1);
+  let accounted = 0;
+  for (let i = 0; i < 3000 && accounted < 150; i += 1) {
+    let line = "";
+    const length = 1 + Math.floor(r.pick([1, 2, 3, 4, 5, 6, 8, 10, 12]));
+    for (let j = 0; j < length; j += 1) line += r.pick(PIECES);
+    const read = splitShellCommand(line);
+    // Paths are run directly, not looked up, so bash's not-found handler would not log them.
+    if (read.unaccounted.length > 0 || read.commands.some((c) => c.words[0]!.includes("/"))) continue;
+    accounted += 1;
+    // Every command is "not found" (empty PATH); bash's handler logs its argv instead. It succeeds in one
+    // run and fails in the other, so between them every command after `&&` and after `||` is reached.
+    const ran = new Set<string>();
+    for (const status of ["0", "1"]) {
+      const log = join(dir, "log");
+      rmSync(log, { recursive: true, force: true });
+      mkdirSync(log);
+      const prelude = `command_not_found_handle() { printf '%s\\037' "$@" > "$GATE_LOG/$BASHPID.$RANDOM$RANDOM"; return ${status}; }`;
+      spawnSync("/bin/bash", ["-c", `${prelude}\n${line}\nwait`], { cwd: dir, env: { PATH: join(dir, "nowhere"), GATE_LOG: log }, timeout: 10_000 });
+      for (const entry of readdirSync(log)) ran.add(JSON.stringify(readFileSync(join(log, entry), "utf8").split("\x1f").slice(0, -1)));
+    }
+    const expected = new Set(read.commands.map((c) => JSON.stringify(c.words)));
+    expect([...ran].sort(), `bash -c ${JSON.stringify(line)} (seed ${SEED}, case ${i})`).toEqual([...expected].sort());
+  }
+  expect(accounted).toBeGreaterThan(50);
 }, 120_000);

@@ -69,6 +69,8 @@ function analyse(line: string, nesting: number): CommandLine {
   for (const command of lexed.commands) {
     const words = effectiveWords(command, unaccounted);
     if (words.length === 0) continue;
+    // bash and zsh read a command word starting with % (quoted or not) as a job to resume.
+    if (words[0]!.startsWith("%")) unaccounted.add("a job reference (%…)");
     commands.push(simpleCommand(words));
     const name = commandName(words[0]!);
     const execOptions = EXEC_OPTIONS[name];

@@ -136,6 +136,7 @@ const TABLE: Array<[string, keyof typeof SETUPS, Row]> = [
   ["command npm test", "allow rule npm test", ASKS],
   ["nohup npm test", "allow rule npm test", ASKS],
   ["sudo npm test", "allow rule npm test", ASKS],
+  ["SUDO touch x", "deny rule touch", REFUSED],
   ["echo x | xargs npm test", "allow rule npm test", ASKS],
   ["find . -exec npm test {} ;", "allow rule npm test", ASKS],
   ["source x.sh; npm test", "allow rule npm test", ASKS],

@@ -69,10 +69,13 @@ function analyse(line: string, nesting: number): CommandLine {
   for (const command of lexed.commands) {
     const words = effectiveWords(command, unaccounted);
     if (words.length === 0) continue;
-    // bash and zsh read a command word starting with % (quoted or not) as a job to resume.
+    // bash and zsh read a command word starting with % (quoted or not) as a job to resume; a leading -
+    // is zsh's precommand modifier, and a line starting with one is read by the shell as its options.
     if (words[0]!.startsWith("%")) unaccounted.add("a job reference (%…)");
+    if (words[0]!.startsWith("-")) unaccounted.add("a command word starting with -");
     commands.push(simpleCommand(words));
-    const name = commandName(words[0]!);
+    // Case-blind: on a case-insensitive file system `SUDO` runs sudo.
+    const name = commandName(words[0]!).toLowerCase();
     const execOptions = EXEC_OPTIONS[name];
     if (RUNS_OTHER_COMMANDS.has(name) || (execOptions && words.some((w) => execOptions.has(w)))) {
       unaccounted.add(`${name} runs other commands`);

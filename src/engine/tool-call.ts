@@ -6,7 +6,7 @@
  */
 import * as v from "valibot";
 import type { ToolCallPart, ToolResultMessage } from "../models/types.ts";
-import type { ToolAccess, ToolDefinition, ToolDescription, ToolPreview, ToolReport, ToolResult, Workspace } from "../tools/types.ts";
+import type { PathFilter, ToolAccess, ToolDefinition, ToolDescription, ToolPreview, ToolReport, ToolResult, Workspace } from "../tools/types.ts";
 import { redact } from "../runtime/secrets.ts";
 import type { EngineEvent, EventSink } from "./events.ts";
 
@@ -20,7 +20,9 @@ export interface AuthorizationRequest {
   signal: AbortSignal;
 }
 
-export type Authorization = { allowed: true; outsideRootsApproved?: boolean } | { allowed: false; reason: string };
+export type Authorization =
+  | { allowed: true; outsideRootsApproved?: boolean; pathFilter?: PathFilter }
+  | { allowed: false; reason: string };
 
 /** Decides whether a call may run (approval modes, rules and the user's answers live behind this). */
 export type ToolAuthorizer = (request: AuthorizationRequest) => Promise<Authorization>;
@@ -83,11 +85,14 @@ export async function executeCall(
       return await failure(error);
     }
     if (preview.diff || preview.locations) {
-      await emit({ type: "tool_call_preview", toolCallId: part.id, ...preview });
+      // The basis stays with the call: only what the editor shows is emitted.
+      const { diff, locations } = preview;
+      await emit({ type: "tool_call_preview", toolCallId: part.id, ...(diff ? { diff } : {}), ...(locations ? { locations } : {}) });
     }
   }
 
   let outsideRootsApproved = false;
+  let pathFilter: PathFilter | undefined;
   if (context.authorize) {
     const access: ToolAccess = tool.access?.(call.input, workspace) ?? { class: "none" };
     const verdict = await context.authorize({
@@ -101,13 +106,16 @@ export async function executeCall(
     });
     if (!verdict.allowed) return await fail(verdict.reason);
     outsideRootsApproved = verdict.outsideRootsApproved ?? false;
+    pathFilter = verdict.pathFilter;
   }
   signal.throwIfAborted();
   await emit({ type: "tool_call_update", toolCallId: part.id, status: "in_progress" });
 
   let result: ToolResult;
   try {
-    result = withoutSecrets(await tool.execute(call.input, { workspace, signal, outsideRootsApproved, report }));
+    // The preview is what was approved: edits and writes check the file still matches it.
+    const toolContext = { workspace, signal, outsideRootsApproved, report, ...(pathFilter ? { pathFilter } : {}), ...(preview ? { preview } : {}) };
+    result = withoutSecrets(await tool.execute(call.input, toolContext));
   } catch (error) {
     return await failure(error);
   }

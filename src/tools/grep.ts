@@ -10,6 +10,7 @@ import { compileGlob, throwIfAborted, walkFiles } from "./file-walker.ts";
 import { displayPath, resolveInRoots, toAbsolute } from "./paths.ts";
 import { DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, formatSize, truncateHeadWithNotice, truncateLine, utf8Length } from "./truncate.ts";
 import { ToolError, type ToolDefinition, type Workspace } from "./types.ts";
+import { WITHHELD_FROM_SEARCH } from "./withheld-note.ts";
 
 const DEFAULT_LIMIT = 100;
 /** Bigger files are skipped, as generated or data files rarely hold what a model greps for. */
@@ -132,7 +133,7 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
     return { title: `Grep "${input.pattern}"${where}`, locations: [{ path: absolute }] };
   },
 
-  async execute(input, { workspace, signal, outsideRootsApproved }) {
+  async execute(input, { workspace, signal, outsideRootsApproved, pathFilter }) {
     throwIfAborted(signal);
     const regex = compilePattern(input.pattern, input);
     const absolute = await resolveInRoots(input.path ?? ".", workspace, "searched", outsideRootsApproved);
@@ -151,9 +152,11 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
       output: [],
     };
 
+    let withheld = false;
     if (info.isDirectory) {
       const inGlob = input.glob !== undefined ? compileGlob(input.glob) : () => true;
-      for await (const entry of walkFiles(absolute, { roots: outsideRootsApproved ? [...workspace.roots, absolute] : workspace.roots, signal })) {
+      const roots = outsideRootsApproved ? [...workspace.roots, absolute] : workspace.roots;
+      for await (const entry of walkFiles(absolute, { roots, signal, filter: pathFilter, onWithheld: () => (withheld = true) })) {
         if (entry.isDirectory || !inGlob(entry.relativePath)) continue;
         await searchFile(entry.path, entry.relativePath, workspace, state);
         throwIfAborted(signal);
@@ -164,14 +167,16 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
     }
     throwIfAborted(signal);
 
-    const summary = { path: absolute, matches: state.matches, files: state.filesWithMatches };
-    if (state.matches === 0) return { content: [{ type: "text", text: "No matches found" }], details: summary };
+    const summary = { path: absolute, matches: state.matches, files: state.filesWithMatches, ...(withheld ? { withheld: true } : {}) };
+    if (state.matches === 0) {
+      return { content: [{ type: "text", text: withheld ? `No matches found\n\n[${WITHHELD_FROM_SEARCH}]` : "No matches found" }], details: summary };
+    }
 
     const limitReached = state.matches >= state.limit;
     const { text, result } = truncateHeadWithNotice(
       state.output.join("\n"),
       (r) => {
-        const notices: string[] = [];
+        const notices: string[] = withheld ? [WITHHELD_FROM_SEARCH] : [];
         if (limitReached) {
           notices.push(`${state.limit} matches limit reached. Use limit=${state.limit * 2} for more, or refine pattern`);
         }

@@ -32,7 +32,8 @@ export async function createLocalWorkspace(cwd: string, additionalDirectories: s
     },
     async writeTextFile(path, content, signal) {
       signal?.throwIfAborted();
-      await writeFileAtomic(path, content);
+      // A change someone makes while the content is written wins (ECHANGED) rather than being lost.
+      await writeFileAtomic(path, content, { ifUnchanged: true });
     },
     exec: runLocalCommand,
   };

@@ -68,8 +68,12 @@ describe("permission rules", () => {
     const verdict = await policy(read(join(cwd, "secrets/key.txt")), "read", "yolo", rules);
     expect(verdict.decision).toBe("deny");
     expect(verdict.decision === "deny" && verdict.reason).toContain('deny path "secrets/" (read)');
-    // The tool filter: grep is not covered by this rule.
-    expect((await policy(read(join(cwd, "secrets/key.txt")), "grep", "yolo", rules)).decision).toBe("allow");
+    // A rule naming read covers the tools that show what files hold or which exist: grep, find, ls.
+    for (const tool of ["grep", "find", "ls"]) {
+      expect((await policy(read(join(cwd, "secrets/key.txt")), tool, "yolo", rules)).decision).toBe("deny");
+    }
+    // Other tools stay outside it.
+    expect((await policy(edit(join(cwd, "secrets/key.txt")), "edit", "yolo", rules)).decision).toBe("allow");
   });
 
   test("rules see through symlinks", async () => {

@@ -31,9 +31,26 @@ export function toolNameMatches(pattern: string, tool: string): boolean {
   return pattern.endsWith("*") ? tool.startsWith(pattern.slice(0, -1)) : pattern === tool;
 }
 
+/**
+ * Tools a rule naming `read` covers as well: each shows what files hold
+ * (grep) or what files exist (find, ls), so a rule keeping `read` away from
+ * a path keeps them away too.
+ */
+const READ_FAMILY: ReadonlySet<string> = new Set(["grep", "find", "ls"]);
+
+/** Whether a rule's `tools` pattern names `tool` (a `read` pattern also names grep, find and ls). */
+function patternCovers(pattern: string, tool: string): boolean {
+  return toolNameMatches(pattern, tool) || (pattern === "read" && READ_FAMILY.has(tool));
+}
+
 function appliesToTool(rule: PermissionRule, tool: string, defaultTools?: readonly string[]): boolean {
   const tools = rule.tools ?? defaultTools;
-  return tools === undefined || tools.some((pattern) => toolNameMatches(pattern, tool));
+  return tools === undefined || tools.some((pattern) => patternCovers(pattern, tool));
+}
+
+/** Whether a path rule applies to `tool` (no `tools`: every tool). */
+export function pathRuleCovers(rule: PermissionRule, tool: string): boolean {
+  return rule.path !== undefined && appliesToTool(rule, tool);
 }
 
 /** Length of the part of `target` the rule path covers, or undefined when it does not cover it. */
@@ -105,7 +122,7 @@ export function matchToolRules(rules: readonly PermissionRule[], tool: string): 
   const matches: RuleMatch[] = [];
   for (const rule of rules) {
     if (rule.path || rule.command || !rule.tools) continue;
-    const hit = rule.tools.filter((pattern) => toolNameMatches(pattern, tool)).sort((a, b) => b.length - a.length)[0];
+    const hit = rule.tools.filter((pattern) => patternCovers(pattern, tool)).sort((a, b) => b.length - a.length)[0];
     if (hit) matches.push({ rule, length: hit.length });
   }
   return best(matches);

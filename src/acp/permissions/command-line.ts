@@ -15,6 +15,8 @@ export interface SimpleCommand {
   words: string[];
   /** The words re-quoted canonically, e.g. `npm test` or `echo 'a b'`. */
   text: string;
+  /** A wrapper's words (`sudo -u root rm x`): the command it runs may start at any of them. Only deny and ask rules look at these. */
+  anyStart?: boolean;
 }
 
 /** A command line as the permission gate sees it. */
@@ -54,7 +56,6 @@ const EXEC_OPTIONS: Record<string, Set<string>> = {
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 const MAX_NESTING = 3;
-const MAX_WRAPPED_STARTS = 200;
 
 /** Reads a `bash` command line: the simple commands it runs and whether all of it is accounted for. */
 export function splitShellCommand(line: string): CommandLine {
@@ -99,12 +100,12 @@ function effectiveWords(command: LexedCommand, unaccounted: Set<string>): string
   return command.words.slice(start);
 }
 
-/** Every tail of a wrapper's words may be the command it runs, and every argument may be a command line (`sh -c '…'`). */
+/** Any word of a wrapper may start the command it runs, and every argument may be a command line (`sh -c '…'`). */
 function wrappedCommands(words: string[], nesting: number): SimpleCommand[] {
-  const found: SimpleCommand[] = [];
-  for (let i = 1; i < words.length && i <= MAX_WRAPPED_STARTS; i += 1) found.push(simpleCommand(words.slice(i)));
+  const found: SimpleCommand[] = [{ ...simpleCommand(words.slice(1)), anyStart: true }];
   if (nesting < MAX_NESTING) {
-    for (const argument of words.slice(1)) {
+    // An argument without blanks or shell syntax is only ever one command word, which the entry above covers.
+    for (const argument of words.slice(1).filter((w) => /[\s;&|()<>`$'"\\]/.test(w))) {
       const inner = analyse(argument, nesting + 1);
       found.push(...inner.commands, ...inner.possible);
     }
@@ -136,7 +137,14 @@ export function commandName(word: string): string {
 }
 
 function simpleCommand(words: string[]): SimpleCommand {
-  return { words, text: words.map(quoteWord).join(" ") };
+  // Worked out on demand: lines with wrappers yield many candidate commands that only rules look at.
+  let text: string | undefined;
+  return {
+    words,
+    get text() {
+      return (text ??= words.map(quoteWord).join(" "));
+    },
+  };
 }
 
 /** A word as it can be typed back: bare when it holds only safe characters, else single-quoted. */

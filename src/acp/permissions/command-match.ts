@@ -20,8 +20,19 @@ export interface CommandPattern {
   accounted: boolean;
 }
 
-/** Reads a rule's or grant's command text; undefined when it names no command. */
+const patterns = new Map<string, CommandPattern | undefined>();
+const MAX_CACHED_PATTERNS = 1000;
+
+/** Reads a rule's or grant's command text; undefined when it names no command. Rules are few and read often, so readings are kept. */
 export function readCommandPattern(text: string): CommandPattern | undefined {
+  if (patterns.has(text)) return patterns.get(text);
+  if (patterns.size >= MAX_CACHED_PATTERNS) patterns.clear();
+  const pattern = parseCommandPattern(text);
+  patterns.set(text, pattern);
+  return pattern;
+}
+
+function parseCommandPattern(text: string): CommandPattern | undefined {
   let body = text.trim();
   let lastIsPrefix = false;
   if (body.endsWith("*")) {
@@ -50,12 +61,13 @@ const SHORT_OPTIONS = /^-[A-Za-z0-9]+$/;
 
 /** A deny or ask covers every spelling it can recognise: see the module comment. */
 export function refusalCovers(command: SimpleCommand, pattern: CommandPattern): boolean {
-  const [first, ...args] = command.words;
-  if (first === undefined) return false;
   const last = pattern.words.length - 1;
-  const name = commandName(first).toLowerCase();
   const wantedName = commandName(pattern.words[0]!).toLowerCase();
-  if (!wordMatches(name, wantedName, last === 0 && pattern.lastIsPrefix)) return false;
+  const named = (word: string) => wordMatches(commandName(word).toLowerCase(), wantedName, last === 0 && pattern.lastIsPrefix);
+  // Behind a wrapper the earliest word naming the command is enough: the arguments after it include those after any later one.
+  const start = command.anyStart ? command.words.findIndex(named) : command.words.length > 0 && named(command.words[0]!) ? 0 : -1;
+  if (start < 0) return false;
+  const args = command.words.slice(start + 1);
   // Letters compare case-blind: `rm -Rf` is `rm -rf`, and a refusal may be broader than needed but not narrower.
   const letters = new Set(args.filter((a) => SHORT_OPTIONS.test(a)).flatMap((a) => [...a.slice(1).toLowerCase()]));
   return pattern.words.slice(1).every((wanted, index) => {

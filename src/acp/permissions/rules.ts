@@ -103,6 +103,8 @@ export function matchCommandRules(rules: readonly PermissionRule[], tool: string
     if (!rule.command || !appliesToTool(rule, tool, ["bash"])) continue;
     const pattern = readCommandPattern(rule.command);
     if (!pattern) continue;
+    // A wrapper's words are only a guess at what runs: they can be refused, never allowed.
+    if (rule.action === "allow" && command.anyStart) continue;
     const hit = rule.action === "allow" ? allowCovers(command, pattern) : refusalCovers(command, pattern);
     if (hit) matches.push({ rule, length: rule.command.trim().length });
   }

@@ -43,6 +43,7 @@ const SETUPS: Record<string, Setup> = {
   "always-allow echo hi": { grants: [commandGrant(["echo hi"])] },
   "deny rule touch": { rules: [{ action: "deny", command: "touch" }] },
   "deny rule rm -rf": { rules: [{ action: "deny", command: "rm -rf" }] },
+  "always-reject touch": { grants: [{ effect: "deny", class: "execute", scope: { kind: "command", prefixes: ["touch"] }, label: "Always reject `touch` in this session" }] },
 };
 
 const TABLE: Array<[string, keyof typeof SETUPS, Row]> = [
@@ -193,6 +194,14 @@ const TABLE: Array<[string, keyof typeof SETUPS, Row]> = [
   ["t?uch x", "deny rule touch", ASKS_EVEN_IN_YOLO],
   ["$CMD x", "deny rule touch", ASKS_EVEN_IN_YOLO],
   ["echo $HOME", "deny rule touch", ASKS_EVEN_IN_YOLO],
+  // An "Always reject" answer matches like a deny rule.
+  ["touch x", "always-reject touch", REFUSED],
+  [`"touch" x`, "always-reject touch", REFUSED],
+  ["/usr/bin/touch x", "always-reject touch", REFUSED],
+  ["sudo touch x", "always-reject touch", REFUSED],
+  ["echo hi #'\ntouch x\n#'", "always-reject touch", REFUSED],
+  ["echo touch", "always-reject touch", ASKS],
+  ["$(printf touch) x", "always-reject touch", ASKS_EVEN_IN_YOLO],
   // Options of the README's `rm -rf` rule in any order, grouping and case; long forms are other words.
   ["rm -rf build", "deny rule rm -rf", REFUSED],
   ["rm -r -f build", "deny rule rm -rf", REFUSED],

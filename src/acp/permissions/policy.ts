@@ -7,7 +7,8 @@
  *   3. an `ask` rule: ask, in every mode;
  *   4. a command line the lexer cannot account for: rules and answers
  *      cannot allow it; in `yolo` it still asks when command `deny`/`ask`
- *      rules exist (they cannot be checked on what the line builds);
+ *      rules or "always reject" answers exist (they cannot be checked on
+ *      what the line builds);
  *   5. an `allow` rule covering every target, then an "always allow"
  *      answer: run;
  *   6. the approval mode.
@@ -66,7 +67,8 @@ export async function evaluatePolicy(input: PolicyInput): Promise<PolicyVerdict>
     return { decision: "ask", outside, why: `the permission rule "${describeRule(ruling.decisive!.rule)}" asks first`, offer };
   }
   if (unaccounted) {
-    if (input.mode === "yolo" && hasCommandRefusals(input.rules, input.toolName)) {
+    const refusals = hasCommandRefusals(input.rules, input.toolName) || input.grants.some((g) => g.effect === "deny" && g.class === "execute");
+    if (input.mode === "yolo" && refusals) {
       return { decision: "ask", outside, why: "acp-edge cannot tell every command this line would run, so the command rules cannot be checked", offer };
     }
   } else {

@@ -38,6 +38,11 @@ export interface ShellProcess extends ProcessTreeControl {
 
 const SH_LIKE = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash"]);
 
+/** Whether `shell` (a path) names a POSIX-style shell: the permission gate reads command lines as one would. */
+export function isPosixShell(shell: string): boolean {
+  return path.isAbsolute(shell) && SH_LIKE.has(path.basename(shell));
+}
+
 function isExecutable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
@@ -53,7 +58,7 @@ let cachedShell: string | undefined;
 export function defaultShell(): string {
   if (cachedShell) return cachedShell;
   const user = process.env.SHELL;
-  if (user && path.isAbsolute(user) && SH_LIKE.has(path.basename(user)) && isExecutable(user)) cachedShell = user;
+  if (user && isPosixShell(user) && isExecutable(user)) cachedShell = user;
   else cachedShell = isExecutable("/bin/bash") ? "/bin/bash" : "/bin/sh";
   return cachedShell;
 }

@@ -23,8 +23,8 @@ export interface ProcEntry {
 export function startTicksOf(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
-    return Number.isFinite(ticks) ? ticks : undefined;
+    const field = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    return field !== undefined && /^\d+$/.test(field) ? Number(field) : undefined;
   } catch {
     return undefined;
   }

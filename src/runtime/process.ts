@@ -3,9 +3,9 @@
  * exit, signals. Node's `process` module is implemented by Bun and Deno too.
  * @module
  */
-import { readFileSync } from "node:fs";
 import process from "node:process";
 import os from "node:os";
+import { startTicksOf } from "./proc-table.ts";
 
 /** Command-line arguments after the runtime and script path. */
 export function commandArgs(): string[] {
@@ -72,14 +72,7 @@ export function isProcessAlive(pid: number): boolean {
  * later process has a different start time.
  */
 export function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    // Field 22 (starttime) is the 20th after the parenthesised name, which may itself hold spaces.
-    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-    return start && /^\d+$/.test(start) ? start : undefined;
-  } catch {
-    return undefined;
-  }
+  return startTicksOf(pid)?.toString();
 }
 
 /** Ends the process. Pending stdout writes must be flushed by the caller first. */

@@ -10,6 +10,7 @@ import type { AgentServices } from "../acp/services.ts";
 import { PACKAGE_VERSION } from "../config/version.ts";
 import { BEARER_PREFIX, isAuthorized, SUBPROTOCOL } from "./bearer.ts";
 import { json, jsonError } from "./http-errors.ts";
+import { consoleRoutes } from "./console-routes.ts";
 import type { ServeLimits } from "./limits.ts";
 import { sessionRoutes } from "./rest-sessions.ts";
 import type { ServerState } from "./server-state.ts";
@@ -62,6 +63,7 @@ export function createServerApp({ services, token, limits, state }: ServerAppOpt
     }),
   );
   app.route("/v1/sessions", sessionRoutes(services, state));
+  app.route("/", consoleRoutes(services, state, token));
   app.notFound(() => jsonError(404, "route_not_found", "route not found"));
   app.onError((error) => jsonError(500, "internal_error", error instanceof Error ? error.message : "internal error"));
   return app;

@@ -28,7 +28,13 @@ export async function askClient(request: AskRequest): Promise<AskOutcome> {
   try {
     const response = await request.client.request(
       methods.client.session.requestPermission,
-      { sessionId: request.sessionId, toolCall: request.toolCall, options: request.options },
+      {
+        sessionId: request.sessionId,
+        toolCall: request.toolCall,
+        options: request.options,
+        // When the request times out, so a client can show the time left to answer.
+        _meta: { "acp-edge/expiresAt": new Date(Date.now() + request.timeoutMs).toISOString() },
+      },
       { cancellationSignal: cancellation, stopWaitingOnCancel: true },
     );
     const outcome = response.outcome;

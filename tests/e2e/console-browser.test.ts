@@ -1,0 +1,194 @@
+/**
+ * The browser console at `GET /` in a real headless Chromium against
+ * `agent serve`: sign-in, the sessions list, creating a session, a scripted
+ * turn with tool calls streaming into the page, permission dialogs answered in
+ * the page, two tabs on one session, busy and cancel, reload without
+ * duplicates, and markup from the model or a file name shown as text.
+ * Screenshots of the main views land in .test-results/console/.
+ *
+ * Runs on node (`dist/`) by default; ACP_EDGE_CONSOLE_RUNTIMES=node,bun,deno
+ * widens it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { makeSandbox, ROOT, type RuntimeName, type Sandbox } from "../helpers/agent-process.ts";
+import { launchChromium } from "../helpers/browser.ts";
+import { bearer, startServe, TOKEN, type ServeProcess } from "../helpers/serve-process.ts";
+
+const RUNTIMES = (process.env.ACP_EDGE_CONSOLE_RUNTIMES?.split(",") ?? ["node"]) as RuntimeName[];
+const SHOTS = join(ROOT, ".test-results", "console");
+const XSS_TEXT = '<img src=x onerror="window.__pwned=1">';
+const XSS_FILE = "<img src=x onerror=window.__pwned=2>.txt";
+
+// One script for the whole server: the model calls happen in this order across the tests below.
+const SCRIPT = [
+  // the write/bash turn
+  { thinking: "Let me think about the notes.", text: "I will write **notes.txt** now.", toolCalls: [{ id: "w1", name: "write", input: { path: "notes.txt", content: "hello\nworld\n" } }] },
+  { toolCalls: [{ id: "b1", name: "bash", input: { command: "echo live-output-line > out.txt && cat out.txt" } }] },
+  { text: "Done:\n\n```\nhello\n```" },
+  // two tabs
+  { text: "answer to A" },
+  { text: "slow ".repeat(400), delayMs: 25 },
+  // markup as text
+  { text: `Look: ${XSS_TEXT} and \`<b>code</b>\``, toolCalls: [{ id: "x1", name: "write", input: { path: XSS_FILE, content: "x" } }] },
+  { text: "ok" },
+];
+
+async function shot(page: Page, name: string) {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
+
+describe.each(RUNTIMES)("the console in Chromium against serve on %s", (runtime) => {
+  let sandbox: Sandbox;
+  let server: ServeProcess;
+  let chrome: Awaited<ReturnType<typeof launchChromium>>;
+  let a: Page;
+  let b: Page;
+  let sessionId = "";
+  const suffix = runtime === "node" ? "" : `-${runtime}`;
+
+  beforeAll(async () => {
+    sandbox = makeSandbox();
+    writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({}));
+    server = await startServe(runtime, sandbox, { script: sandbox.write("script.json", JSON.stringify(SCRIPT)) });
+    await fetch(`${server.url}/v1/sessions`, { method: "POST", headers: { ...bearer(TOKEN), "content-type": "application/json" }, body: JSON.stringify({ cwd: sandbox.project, title: "an earlier session" }) });
+    chrome = await launchChromium();
+    a = await chrome.context.newPage();
+  }, 60_000);
+
+  afterAll(async () => {
+    await chrome?.close();
+    await server?.stop("SIGKILL");
+    sandbox?.cleanup();
+  });
+
+  test("sign-in: nothing without the token, a wrong token is named, then the list; creating a session opens it", async () => {
+    await a.goto(`${server.url}/`);
+    const timing = await a.evaluate(() => (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming).loadEventEnd);
+    console.log(`console (${runtime}): page loaded in ${Math.round(timing)} ms`);
+    await a.getByLabel("Token").waitFor();
+    expect(await a.locator(".session").count()).toBe(0);
+    await shot(a, `sign-in${suffix}`);
+
+    await a.getByLabel("Token").fill("wrong-token-0123456789");
+    await a.getByRole("button", { name: "Sign in" }).click();
+    await a.getByRole("alert").filter({ hasText: "did not accept this token" }).waitFor();
+    expect(await a.locator(".session").count()).toBe(0);
+
+    await a.getByLabel("Token").fill(TOKEN);
+    await a.getByRole("button", { name: "Sign in" }).click();
+    await a.locator(".session", { hasText: "an earlier session" }).waitFor();
+    expect(await a.locator(".session .cwd").first().textContent()).toBe(sandbox.project);
+    await shot(a, `sessions${suffix}`);
+
+    await a.getByLabel("New session in directory").fill(sandbox.project);
+    await a.getByLabel("Title").fill("console demo");
+    await a.getByRole("button", { name: "Create" }).click();
+    await a.waitForURL(/\?session=sess_/);
+    sessionId = new URL(a.url()).searchParams.get("session") ?? "";
+    await a.locator("h1", { hasText: "console demo" }).waitFor();
+    await a.locator("#status", { hasText: "connected" }).waitFor();
+  }, 60_000);
+
+  test("a turn streams in: thinking collapsed, Markdown, tool calls with a diff and command output; permissions answered in a dialog", async () => {
+    const prompt = a.getByRole("textbox", { name: "Prompt" });
+    await prompt.fill("please write the notes");
+    await prompt.press("Enter");
+
+    const dialog = a.locator("dialog.permission[open]");
+    await dialog.waitFor();
+    expect(await dialog.locator("figcaption").textContent()).toContain("notes.txt");
+    expect(await dialog.locator(".diff .add").allTextContents()).toEqual(["+ hello", "+ world", "+ "].map((l) => `${l}\n`));
+    expect(await dialog.locator(".remaining").textContent()).toMatch(/\d+:\d\d left to answer/);
+    await shot(a, `permission${suffix}`);
+    await dialog.getByRole("button", { name: "Allow once" }).click();
+
+    const second = a.locator("dialog.permission[open]");
+    await second.locator("pre.command", { hasText: "$ echo live-output-line > out.txt" }).waitFor();
+    await second.getByRole("button", { name: "Allow once" }).click();
+
+    await a.locator(".entry.agent", { hasText: "Done:" }).waitFor();
+    expect(readFileSync(join(sandbox.project, "notes.txt"), "utf8")).toBe("hello\nworld\n");
+    expect(await a.locator("details.thought").getAttribute("open")).toBeNull();
+    expect(await a.locator(".entry.agent strong").first().textContent()).toBe("notes.txt");
+    expect(await a.locator(".entry.agent pre.code code").textContent()).toBe("hello");
+    const write = a.locator('[data-tool-call="w1"]');
+    expect(await write.locator(".badge").textContent()).toBe("completed");
+    expect(await write.locator(".locations").textContent()).toContain("notes.txt");
+    const bash = a.locator('[data-tool-call="b1"]');
+    await bash.locator(".output", { hasText: "live-output-line" }).waitFor();
+    expect(await bash.locator(".badge").textContent()).toBe("completed");
+    await shot(a, `session${suffix}`);
+  }, 60_000);
+
+  test("two tabs on one session see each other's prompts; a second prompt is busy; Escape in the other tab cancels", async () => {
+    b = await chrome.context.newPage();
+    await b.goto(`${server.url}/?session=${sessionId}#token=${encodeURIComponent(TOKEN)}`);
+    await b.locator("#status", { hasText: "connected" }).waitFor();
+    expect(b.url()).not.toContain("token");
+    expect(b.url()).toContain(`session=${sessionId}`);
+
+    const promptA = a.getByRole("textbox", { name: "Prompt" });
+    await promptA.fill("hello from A");
+    await promptA.press("Enter");
+    await b.locator(".entry.user", { hasText: "hello from A" }).waitFor();
+    await b.locator(".entry.agent", { hasText: "answer to A" }).waitFor();
+
+    await promptA.fill("slow please");
+    await promptA.press("Enter");
+    await b.locator(".entry.agent", { hasText: "slow slow" }).waitFor();
+    const promptB = b.getByRole("textbox", { name: "Prompt" });
+    await promptB.fill("me too");
+    await promptB.press("Enter");
+    await b.locator(".busy", { hasText: "another client's turn is running" }).waitFor();
+    expect(await promptB.inputValue()).toBe("me too");
+    await promptB.press("Escape");
+    await a.locator(".note", { hasText: "Turn ended: cancelled." }).waitFor();
+  }, 60_000);
+
+  test("reload brings the history back once", async () => {
+    const count = (page: Page, text: string) => page.locator(".entry.user", { hasText: text }).count();
+    const toolsBefore = await a.locator(".entry.tool").count();
+    await a.reload();
+    await a.locator("#status", { hasText: "connected" }).waitFor();
+    await a.locator(".entry.user", { hasText: "slow please" }).waitFor();
+    expect(await count(a, "hello from A")).toBe(1);
+    expect(await count(a, "please write the notes")).toBe(1);
+    expect(await a.locator(".entry.tool").count()).toBe(toolsBefore);
+    expect(await a.locator(".entry.agent", { hasText: "answer to A" }).count()).toBe(1);
+  }, 60_000);
+
+  test("markup in a model answer and in a file name is shown as text, in the transcript and in the permission dialog", async () => {
+    const prompt = a.getByRole("textbox", { name: "Prompt" });
+    await prompt.fill("show me markup");
+    await prompt.press("Enter");
+    const dialog = a.locator("dialog.permission[open]");
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain(XSS_FILE);
+    expect(await dialog.locator("img").count()).toBe(0);
+    await dialog.getByRole("button", { name: "Reject", exact: true }).click();
+    await a.locator(".entry.agent .body", { hasText: /^ok$/ }).waitFor();
+    expect(await a.locator(".entry.agent", { hasText: XSS_TEXT }).count()).toBe(1);
+    expect(await a.locator('[data-tool-call="x1"]').textContent()).toContain(XSS_FILE);
+    expect(await a.locator("img").count()).toBe(0);
+    expect(await a.locator("b").count()).toBe(0);
+    expect(await a.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(existsSync(join(sandbox.project, XSS_FILE))).toBe(false);
+  }, 60_000);
+
+  test("phone width: the list and the session view fit 390 px", async () => {
+    for (const page of [a, b]) await page.setViewportSize({ width: 390, height: 844 });
+    await b.reload();
+    await b.locator(".entry.agent", { hasText: "Done:" }).waitFor();
+    const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(await overflow(b)).toBe(0);
+    await shot(b, `session-phone${suffix}`);
+    await b.getByRole("link", { name: "← Sessions" }).click();
+    await b.locator(".session", { hasText: "console demo" }).waitFor();
+    expect(await overflow(b)).toBe(0);
+    await shot(b, `sessions-phone${suffix}`);
+  }, 60_000);
+});

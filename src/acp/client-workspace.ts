@@ -7,6 +7,7 @@
  * @module
  */
 import { env } from "../runtime/process.ts";
+import { redact } from "../runtime/secrets.ts";
 import { truncateTail } from "../tools/truncate.ts";
 import type { ExecRequest, ExecResult, Workspace } from "../tools/types.ts";
 import { methods, type AgentContext, type ClientCapabilities } from "./sdk.ts";
@@ -68,8 +69,7 @@ async function execInEditorTerminal(client: AgentContext, sessionId: string, req
       exit = outcome.exit;
     }
     const output = await handle.currentOutput();
-    const text = output.output;
-    const tail = truncateTail(text);
+    const tail = truncateTail(visibleOutput(output.output, output.truncated));
     const status = exit ?? output.exitStatus ?? {};
     return {
       exitCode: timedOut || cancelled ? null : (status.exitCode ?? null),
@@ -85,4 +85,15 @@ async function execInEditorTerminal(client: AgentContext, sessionId: string, req
     clearTimeout(timer);
     await handle.release().catch(() => undefined);
   }
+}
+
+/**
+ * The editor's output with secrets hidden before it is cut to the tail, so
+ * the cut cannot leave half a key that redaction no longer recognises. When
+ * the editor dropped the start, the first (partial) line goes too, for the
+ * same reason.
+ */
+function visibleOutput(text: string, truncatedByEditor: boolean): string {
+  const newline = truncatedByEditor ? text.indexOf("\n") : -1;
+  return redact(newline === -1 ? text : text.slice(newline + 1));
 }

@@ -7,7 +7,7 @@
 import * as v from "valibot";
 import type { ToolCallPart, ToolResultMessage } from "../models/types.ts";
 import type { PathFilter, ToolAccess, ToolDefinition, ToolDescription, ToolPreview, ToolReport, ToolResult, Workspace } from "../tools/types.ts";
-import { redact } from "../runtime/secrets.ts";
+import { StreamRedactor, redact, redactSecrets } from "../runtime/secrets.ts";
 import type { EngineEvent, EventSink } from "./events.ts";
 
 export interface AuthorizationRequest {
@@ -76,7 +76,17 @@ export async function executeCall(
   };
   if (!tool || call.problem) return await fail(call.problem ?? `Tool ${part.name} not found.`);
 
-  const report = (event: ToolReport) => void emit(reportEvent(part.id, event));
+  // Output deltas of one call are one stream: a key split across two deltas is still hidden.
+  const output = new StreamRedactor();
+  const report = (event: ToolReport) => {
+    if (event.type !== "output") return void emit(reportEvent(part.id, event));
+    const delta = output.push(event.delta);
+    if (delta !== "") void emit({ type: "tool_output", toolCallId: part.id, delta });
+  };
+  const flushOutput = async () => {
+    const rest = output.end();
+    if (rest !== "") await emit({ type: "tool_output", toolCallId: part.id, delta: rest });
+  };
   let preview: ToolPreview | undefined;
   if (tool.preview) {
     try {
@@ -117,8 +127,10 @@ export async function executeCall(
     const toolContext = { workspace, signal, outsideRootsApproved, report, ...(pathFilter ? { pathFilter } : {}), ...(preview ? { preview } : {}) };
     result = withoutSecrets(await tool.execute(call.input, toolContext));
   } catch (error) {
+    await flushOutput();
     return await failure(error);
   }
+  await flushOutput();
   const details = result.details;
   const exit =
     tool.kind === "execute" && details && "exitCode" in details
@@ -149,7 +161,7 @@ function withoutSecrets(result: ToolResult): ToolResult {
 function reportEvent(toolCallId: string, event: ToolReport): EngineEvent {
   switch (event.type) {
     case "output":
-      return { type: "tool_output", toolCallId, delta: redact(event.delta) };
+      return { type: "tool_output", toolCallId, delta: redactSecrets(event.delta) };
     case "terminal":
       return { type: "tool_terminal", toolCallId, terminalId: event.terminalId };
     case "plan":

@@ -177,10 +177,10 @@ export interface TempFile {
   close(): Promise<void>;
 }
 
-/** Creates `<tmpdir>/<prefix><random hex>.log`, readable only by this user. */
-export async function createTempFile(prefix: string): Promise<TempFile> {
+/** Creates `<directory>/<prefix><random hex>.log` (directory defaults to the system temp directory), readable only by this user. */
+export async function createTempFile(prefix: string, directory: string = os.tmpdir()): Promise<TempFile> {
   const random = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
-  const file = path.join(os.tmpdir(), `${prefix}${random}.log`);
+  const file = path.join(directory, `${prefix}${random}.log`);
   const handle = await fs.open(file, "wx", 0o600);
   let closed = false;
   return {

@@ -6,6 +6,7 @@
 import * as v from "valibot";
 import { statOrUndefined } from "../runtime/fs.ts";
 import { basename } from "../runtime/path.ts";
+import { redactSecrets } from "../runtime/secrets.ts";
 import { compileGlob, throwIfAborted, walkFiles } from "./file-walker.ts";
 import { displayPath, resolveInRoots, toAbsolute } from "./paths.ts";
 import { DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, formatSize, truncateHeadWithNotice, truncateLine, utf8Length } from "./truncate.ts";
@@ -100,7 +101,8 @@ async function searchFile(path: string, label: string, workspace: Workspace, sta
     for (let i = from; i <= to; i++) shown.add(i);
   }
   for (const index of [...shown].sort((a, b) => a - b)) {
-    const { text, wasTruncated } = truncateLine((lines[index] ?? "").replace(/\r$/, ""));
+    // Secrets are hidden before a long line is cut: the cut could leave part of one that redaction no longer recognises.
+    const { text, wasTruncated } = truncateLine(redactSecrets((lines[index] ?? "").replace(/\r$/, "")));
     if (wasTruncated) state.linesTruncated = true;
     const line = isMatch.has(index) ? `${label}:${index + 1}: ${text}` : `${label}-${index + 1}- ${text}`;
     state.output.push(line);

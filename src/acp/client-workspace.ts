@@ -8,6 +8,7 @@
  */
 import { env } from "../runtime/process.ts";
 import { redact } from "../runtime/secrets.ts";
+import { isPosixShell } from "../runtime/spawn.ts";
 import { truncateTail } from "../tools/truncate.ts";
 import type { ExecRequest, ExecResult, Workspace } from "../tools/types.ts";
 import { methods, type AgentContext, type ClientCapabilities } from "./sdk.ts";
@@ -41,7 +42,9 @@ export function clientWorkspace(local: Workspace, client: AgentContext, capabili
 
 /** Runs a command in an editor terminal: create, wait (kill on timeout or cancel), read output, always release. */
 async function execInEditorTerminal(client: AgentContext, sessionId: string, request: ExecRequest): Promise<ExecResult> {
-  const shell = env("SHELL") ?? "/bin/sh";
+  // Only a POSIX-style shell may run the line: the permission gate decided on what such a shell would run.
+  const user = env("SHELL");
+  const shell = user && isPosixShell(user) ? user : "/bin/sh";
   const handle = await client.createTerminal({
     sessionId,
     command: shell,

@@ -47,6 +47,11 @@ export interface ShellProcess {
 }
 
 const SH_LIKE = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash"]);
+
+/** Whether `shell` (a path) names a POSIX-style shell: the permission gate reads command lines as one would. */
+export function isPosixShell(shell: string): boolean {
+  return path.isAbsolute(shell) && SH_LIKE.has(path.basename(shell));
+}
 /** Reading pauses while this much output waits for the consumer, so a slow consumer blocks the command, not memory. */
 const QUEUE_HIGH_WATER = 256 * 1024;
 const QUEUE_LOW_WATER = 64 * 1024;

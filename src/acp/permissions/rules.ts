@@ -1,14 +1,15 @@
 /**
  * Permission rules from settings: `allow`, `ask` or `deny` by path prefix
- * (optionally only for some tools) or by command prefix (for `bash`). The
- * longest matching rule wins; on a tie `deny` beats `ask` beats `allow`.
+ * (optionally only for some tools) or by command (for `bash`). The longest
+ * matching rule wins; on a tie `deny` beats `ask` beats `allow`.
  * @module
  */
 import type { PermissionRule } from "../../config/settings-schema.ts";
 import { expandTilde } from "../../config/home.ts";
 import { resolve } from "../../runtime/path.ts";
 import { isWithin } from "../../tools/paths.ts";
-import { commandStartsWith } from "./command-line.ts";
+import type { SimpleCommand } from "./command-line.ts";
+import { allowCovers, readCommandPattern, refusalCovers } from "./command-match.ts";
 
 export type RuleAction = PermissionRule["action"];
 
@@ -91,14 +92,28 @@ export function matchPathRules(rules: readonly PermissionRule[], tool: string, s
   return best(matches);
 }
 
-/** The rule deciding one simple command of a command line. */
-export function matchCommandRules(rules: readonly PermissionRule[], tool: string, segment: string): RuleMatch | undefined {
+/**
+ * The rule deciding one simple command of a command line. An `allow` rule
+ * matches its exact words; `ask` and `deny` also match other spellings
+ * (see command-match.ts).
+ */
+export function matchCommandRules(rules: readonly PermissionRule[], tool: string, command: SimpleCommand): RuleMatch | undefined {
   const matches: RuleMatch[] = [];
   for (const rule of rules) {
     if (!rule.command || !appliesToTool(rule, tool, ["bash"])) continue;
-    if (commandStartsWith(segment, rule.command)) matches.push({ rule, length: rule.command.trim().length });
+    const pattern = readCommandPattern(rule.command);
+    if (!pattern) continue;
+    // A wrapper's words are only a guess at what runs: they can be refused, never allowed.
+    if (rule.action === "allow" && command.anyStart) continue;
+    const hit = rule.action === "allow" ? allowCovers(command, pattern) : refusalCovers(command, pattern);
+    if (hit) matches.push({ rule, length: rule.command.trim().length });
   }
   return best(matches);
+}
+
+/** Whether any `ask` or `deny` command rule applies to this tool (then lines that cannot be accounted for always ask). */
+export function hasCommandRefusals(rules: readonly PermissionRule[], tool: string): boolean {
+  return rules.some((rule) => rule.command && rule.action !== "allow" && appliesToTool(rule, tool, ["bash"]));
 }
 
 /**

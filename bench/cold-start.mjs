@@ -2,7 +2,9 @@
 // launch style (bundled dist/, sources, the single file, the compiled binary),
 // next to a bare no-dependency echo agent on the same runtime (the floor), and
 // the size of each artifact. Prints medians; compare rows of one run, not across machines.
-// Usage: npm run bench  (or `node bench/cold-start.mjs [runs]` after `npm run build`)
+// Usage: npm run bench  (or `node bench/cold-start.mjs [runs] [--installed]` after `npm run build`)
+// --installed also packs the package, installs the tarball into a temporary project (dependencies
+// from the registry) and times `npx acp-edge`, `bunx --bun acp-edge` and `deno run -A npm:acp-edge` there.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +12,9 @@ import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const bin = join(root, "node_modules", ".bin");
-const runs = Number(process.argv[2] ?? 15);
+const flags = process.argv.slice(2);
+const runs = Number(flags.find((f) => /^\d+$/.test(f)) ?? 15);
+const installed = flags.includes("--installed");
 const home = mkdtempSync(join(tmpdir(), "acp-edge-bench-"));
 
 const echo = join(root, "bench", "echo-agent.mjs");
@@ -25,7 +29,23 @@ const single = join(root, "release", "acp-edge.mjs");
 const built = spawnSync("npm", ["run", "--silent", "build:binary"], { cwd: root, stdio: "ignore" });
 const builtSingle = spawnSync("npm", ["run", "--silent", "build:single"], { cwd: root, stdio: "ignore" });
 
+// The package as users install it, with every package manager cache inside the temporary folder.
+const app = join(home, "app");
+const caches = { npm_config_cache: join(home, "npm-cache"), BUN_INSTALL_CACHE_DIR: join(home, "bun-cache"), DENO_DIR: join(home, "deno-dir") };
+if (installed) {
+  const pack = spawnSync("npm", ["pack", "--json", "--pack-destination", home], { cwd: root, encoding: "utf8", env: { ...process.env, ...caches } });
+  const tarball = join(home, JSON.parse(pack.stdout.slice(pack.stdout.indexOf("[")))[0].filename);
+  spawnSync("mkdir", ["-p", app]);
+  spawnSync("sh", ["-c", `echo '{"private":true}' > package.json && npm install --no-audit --no-fund "$1"`, "install", tarball], { cwd: app, stdio: "ignore", env: { ...process.env, ...caches } });
+}
+const installedTargets = !installed ? [] : [
+  { name: "npx acp-edge (installed)", command: "npx", args: ["--no", "--", "acp-edge", "agent", "stdio"], cwd: app },
+  { name: "bunx --bun acp-edge (installed)", command: join(bin, "bunx"), args: ["--bun", "acp-edge", "agent", "stdio"], cwd: app },
+  { name: "deno run -A npm:acp-edge (inst.)", command: join(bin, "deno"), args: ["run", "-A", "--quiet", "npm:acp-edge", "agent", "stdio"], cwd: app },
+];
+
 const targets = [
+  ...installedTargets,
   { name: "floor: echo agent on node", command: process.execPath, args: [echo] },
   { name: "floor: bare SDK agent on node", command: process.execPath, args: [sdk] },
   { name: "node dist/cli.js", command: process.execPath, args: [cli, "agent", "stdio"] },
@@ -48,7 +68,7 @@ const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", pa
 function once(target) {
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
-    const child = spawn(target.command, target.args, { env: { ...process.env, ACP_EDGE_HOME: home }, stdio: ["pipe", "pipe", "inherit"] });
+    const child = spawn(target.command, target.args, { cwd: target.cwd, env: { ...process.env, ...caches, ACP_EDGE_HOME: home }, stdio: ["pipe", "pipe", "inherit"] });
     let out = "";
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (chunk) => {

@@ -4,16 +4,17 @@
  * may not be startable where this runs, so the image's exported filesystem is
  * run in a chroot as the image's user, with the image's entrypoint, command and
  * environment: /healthz answers (through the image's own HEALTHCHECK command too),
- * a WebSocket turn works, SIGTERM exits 0 and the session stays in the volume.
+ * a WebSocket turn works, SIGTERM exits 0 and the session stays in the volume, and
+ * a token file mounted as a secret is honoured.
  * Needs root, podman, chroot and apt-get; skipped with the reason otherwise.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, statSync } from "node:fs";
+import { chownSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeSandbox, ROOT, type Launcher, type Sandbox } from "../helpers/agent-process.ts";
 import { checkServeTurn } from "../helpers/artifact-checks.ts";
-import { startServe } from "../helpers/serve-process.ts";
+import { bearer, startServe } from "../helpers/serve-process.ts";
 
 const BASE = "localhost/acp-edge-base:test";
 const IMAGE = "localhost/acp-edge:test";
@@ -125,6 +126,25 @@ describe.skipIf(skipReason !== undefined)("container image (Dockerfile, podman, 
       // The command as written targets 8711; the check runs it against the port this server got.
       const up = spawnSync("chroot", ["--userspec=65532:65532", rootfs, ...check.map((a) => a.replace(":8711/", `:${port}/`))]);
       expect(up.status).toBe(0);
+    } finally {
+      expect(await server.stop("SIGTERM")).toBe(0);
+    }
+  });
+
+  test("a token in a mounted secret file (--token-file) is the one the server accepts", async () => {
+    const secret = "secret-file-token-0123456789abcdef";
+    mkdirSync(join(rootfs, "run", "secrets"), { recursive: true });
+    const file = join(rootfs, "run", "secrets", "acp-edge-token");
+    writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+    chownSync(file, 65532, 65532);
+    const server = await startServe(asImageUser, sandbox, {
+      args: ["--host", "0.0.0.0", "--allow-remote", "--token-file", "/run/secrets/acp-edge-token", "--model", "faux/echo"],
+      env: { ...imageEnv },
+    });
+    try {
+      const url = `${server.url.replace("0.0.0.0", "127.0.0.1")}/v1/capabilities`;
+      expect((await fetch(url, { headers: bearer(secret) })).status).toBe(200);
+      expect((await fetch(url, { headers: bearer(server.token) })).status).toBe(401);
     } finally {
       expect(await server.stop("SIGTERM")).toBe(0);
     }

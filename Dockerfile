@@ -19,7 +19,7 @@ FROM ${BUILDER_BASE} AS from-source
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
-COPY tsconfig.json mod.ts ./
+COPY tsconfig.json ./
 COPY src ./src
 RUN npm run build:single && mkdir -p /out/app /out/data && cp release/acp-edge.mjs /out/app/
 

@@ -11,6 +11,7 @@
 #   APP           where /app/acp-edge.mjs comes from: "from-source" (default; npm ci and
 #                 `npm run build:single` inside the build) or "from-release" (a release/acp-edge.mjs
 #                 already built on the host with `npm run build:single`; the build then runs no commands).
+#                 BuildKit and Buildah build only the stage selected here.
 ARG RUNTIME_BASE=gcr.io/distroless/nodejs20-debian12:nonroot
 ARG BUILDER_BASE=node:20-bookworm-slim
 ARG APP=from-source

@@ -510,12 +510,12 @@ function renderSession(ref) {
   }
 
   /** Appends a chunk to the open entry of that kind, or starts a new one. */
-  function chunk(kind, text, messageId) {
+  function chunk(kind, text, messageId, who) {
     if (!view.run || view.run.kind !== kind || (messageId && view.run.messageId && view.run.messageId !== messageId)) {
       const body = h("div", { class: "body" });
       let el;
       if (kind === "thought") el = h("details", { class: "entry thought" }, h("summary", { text: "Thinking" }), body);
-      else el = h("article", { class: `entry ${kind}` }, h("h2", { class: "who", text: kind === "user" ? "You / another client" : "Agent" }), body);
+      else el = h("article", { class: `entry ${kind}` }, h("h2", { class: "who", text: who ?? (kind === "user" ? "User" : "Agent") }), body);
       log.append(el);
       view.run = { kind, messageId, text: "", body, el };
     }
@@ -694,7 +694,7 @@ function renderSession(ref) {
     if (!text.trim() || !view.rpc) return;
     input.value = "";
     hideCompletion();
-    chunk("user", text);
+    chunk("user", text, undefined, "You");
     const mine = view.run;
     view.run = undefined;
     setRunning(true);

@@ -191,4 +191,29 @@ describe.each(RUNTIMES)("the console in Chromium against serve on %s", (runtime)
     expect(await overflow(b)).toBe(0);
     await shot(b, `sessions-phone${suffix}`);
   }, 60_000);
+
+  test("the list: filter by directory, rename, delete with confirmation", async () => {
+    await b.setViewportSize({ width: 1280, height: 860 });
+    await b.getByLabel("Filter by directory").fill(sandbox.root);
+    await b.getByRole("button", { name: "Filter" }).click();
+    await b.getByText("No sessions in this directory.").waitFor();
+    await b.getByLabel("Filter by directory").fill(sandbox.project);
+    await b.getByRole("button", { name: "Filter" }).click();
+    await b.locator(".session", { hasText: "an earlier session" }).waitFor();
+
+    b.once("dialog", (dialog) => void dialog.accept("renamed in the console"));
+    await b.getByRole("button", { name: "Rename an earlier session" }).click();
+    await b.locator(".session", { hasText: "renamed in the console" }).waitFor();
+    const listed = (await (await fetch(`${server.url}/v1/sessions`, { headers: bearer(TOKEN) })).json()) as { sessions: { title: string | null }[] };
+    expect(listed.sessions.map((s) => s.title).sort()).toEqual(["console demo", "renamed in the console"]);
+
+    b.once("dialog", (dialog) => void dialog.dismiss());
+    await b.getByRole("button", { name: "Delete renamed in the console" }).click();
+    expect(await b.locator(".session", { hasText: "renamed in the console" }).count()).toBe(1);
+    b.once("dialog", (dialog) => void dialog.accept());
+    await b.getByRole("button", { name: "Delete renamed in the console" }).click();
+    await b.locator(".notice", { hasText: "Deleted." }).waitFor();
+    expect(await b.locator(".session", { hasText: "renamed in the console" }).count()).toBe(0);
+    expect((await fetch(`${server.url}/v1/sessions/${encodeURIComponent("renamed in the console")}`, { headers: bearer(TOKEN) })).status).toBe(404);
+  }, 60_000);
 });

@@ -307,6 +307,7 @@ function go(search) {
 
 function renderList() {
   document.title = "Sessions · acp-edge";
+  setStatus("");
   const state = { cwd: new URLSearchParams(location.search).get("cwd") ?? "", cursor: undefined, activity: {} };
   const rows = h("ul", { class: "sessions", "aria-label": "Sessions" });
   const more = h("button", { type: "button", hidden: true, text: "Load more", onclick: () => load(false) });

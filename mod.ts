@@ -17,7 +17,7 @@ import { isMainModule } from "./src/runtime/main-module.ts";
 
 export { runCli } from "./src/cli/main.ts";
 export { runStdio } from "./src/cli/agent-stdio.ts";
-export { buildServices as createServices } from "./src/cli/services.ts";
+export { buildServices as createServices } from "./src/cli/build-services.ts";
 export { serveLimits } from "./src/server/limits.ts";
 export { serveConnection } from "./src/acp/agent-app.ts";
 export type { AgentServices, AgentOptions } from "./src/acp/services.ts";

@@ -5,6 +5,7 @@
  * @module
  */
 import { APPROVAL_MODES, type ApprovalMode } from "../config/settings-schema.ts";
+import { isApprovalMode } from "../config/settings.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../models/types.ts";
 import { invalidParams } from "./errors.ts";
 import type { SessionConfigOption, SessionModeState } from "./sdk.ts";
@@ -84,9 +85,6 @@ export function configOptions(live: LiveSession, services: AgentServices): Sessi
   ];
 }
 
-export function isApprovalMode(value: string): value is ApprovalMode {
-  return (APPROVAL_MODES as readonly string[]).includes(value);
-}
 
 /** Sets one option; throws -32602 for an unknown option or value. Returns what changed. */
 export async function applyConfigOption(live: LiveSession, services: AgentServices, configId: string, value: unknown): Promise<"mode" | "model" | "thought_level"> {

@@ -8,7 +8,7 @@
 import { SessionBusyError } from "../../engine/session.ts";
 import { ModelError } from "../../models/types.ts";
 import { expandTemplate, parseSlashCommand } from "../commands/arguments.ts";
-import { builtinCommand } from "../commands/builtin.ts";
+import { builtinCommand } from "../commands/builtin-commands.ts";
 import { clientWorkspace } from "../client-workspace.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { internalError, sessionBusy, toRequestError } from "../errors.ts";

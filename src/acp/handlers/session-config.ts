@@ -10,7 +10,8 @@ import { methods, type AgentApp, type SessionUpdate } from "../sdk.ts";
 import { broadcast } from "../session-broadcast.ts";
 import { attachedSession } from "../session-access.ts";
 import type { AgentServices } from "../services.ts";
-import { applyConfigOption, configOptions, isApprovalMode } from "../session-config.ts";
+import { isApprovalMode } from "../../config/settings.ts";
+import { applyConfigOption, configOptions } from "../session-config.ts";
 import type { LiveSession } from "../session-registry.ts";
 
 /** Stores the changed setting (it is restored on load), then tells every attached client. */

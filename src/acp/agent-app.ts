@@ -6,7 +6,7 @@
 import { guardConnection, type MessageStreamPair } from "./connection-guard.ts";
 import { redactOutbound } from "./outbound-redaction.ts";
 import { newConnectionState, type ConnectionState, type SessionScope } from "./connection-state.ts";
-import { detachAll } from "./session-attach.ts";
+import { detachAll } from "../sessions/session-attach.ts";
 import { registerAuth } from "./handlers/auth.ts";
 import { registerInitialize } from "./handlers/initialize.ts";
 import { registerPrompt } from "./handlers/prompt.ts";
@@ -14,7 +14,7 @@ import { registerSessionConfig } from "./handlers/session-config.ts";
 import { registerSessionLifecycle } from "./handlers/session-lifecycle.ts";
 import { registerStoredSessions } from "./handlers/session-stored.ts";
 import { acp, type AgentApp, type AgentConnection, type Stream } from "./sdk.ts";
-import type { AgentServices } from "./services.ts";
+import type { AgentServices } from "../sessions/services.ts";
 
 export interface AgentAppHandle {
   app: AgentApp;

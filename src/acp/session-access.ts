@@ -7,8 +7,8 @@
 import type { ConnectionState } from "./connection-state.ts";
 import { invalidParams, sessionNotFound } from "./errors.ts";
 import { RequestError } from "./sdk.ts";
-import type { AgentServices } from "./services.ts";
-import type { LiveSession } from "./session-registry.ts";
+import type { AgentServices } from "../sessions/services.ts";
+import type { LiveSession } from "../sessions/session-registry.ts";
 
 /** Refuses ids outside a scoped connection's session, and session methods before it is bound. */
 export function checkScope(state: ConnectionState, sessionId: string): void {

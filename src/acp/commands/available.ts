@@ -4,7 +4,7 @@
  * @module
  */
 import type { AvailableCommand } from "../sdk.ts";
-import type { PromptTemplate } from "./templates.ts";
+import type { PromptTemplate } from "../../sessions/prompt-templates.ts";
 
 export const BUILTIN_COMMANDS: AvailableCommand[] = [
   { name: "compact", description: "Summarise older history to free context (optional instructions)", input: { hint: "instructions for the summary" } },

@@ -8,10 +8,10 @@ import { join } from "../../runtime/path.ts";
 import { cwdSlug } from "../../store/cwd-slug.ts";
 import { SessionBusyError } from "../../engine/session.ts";
 import type { AgentContext, PromptResponse } from "../sdk.ts";
-import { broadcast } from "../session-broadcast.ts";
-import type { AgentServices } from "../services.ts";
-import type { LiveSession } from "../session-registry.ts";
-import { setTitle } from "../session-title.ts";
+import { broadcast } from "../../sessions/session-broadcast.ts";
+import type { AgentServices } from "../../sessions/services.ts";
+import type { LiveSession } from "../../sessions/session-registry.ts";
+import { setTitle } from "../../sessions/live-title.ts";
 import { availableCommands } from "./available.ts";
 
 export interface BuiltinContext {

@@ -6,7 +6,7 @@ import { PACKAGE_VERSION } from "../../config/version.ts";
 import { AUTH_METHOD_ID } from "../errors.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { methods, PROTOCOL_VERSION, type AgentApp, type AuthMethod, type InitializeResponse } from "../sdk.ts";
-import type { AgentServices } from "../services.ts";
+import type { AgentServices } from "../../sessions/services.ts";
 
 export function authMethod(services: AgentServices): AuthMethod {
   return {

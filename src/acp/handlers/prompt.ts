@@ -15,13 +15,13 @@ import { internalError, sessionBusy, toRequestError } from "../errors.ts";
 import { createAuthorizer } from "../permissions/authorizer.ts";
 import { promptToContent } from "../prompt-content.ts";
 import { methods, type AgentApp, type AgentContext, type ContentBlock, type PromptResponse } from "../sdk.ts";
-import type { AgentServices } from "../services.ts";
+import type { AgentServices } from "../../sessions/services.ts";
 import { attachedSession, checkScope } from "../session-access.ts";
-import { broadcast } from "../session-broadcast.ts";
-import { sessionEmitter } from "../session-emitter.ts";
-import type { LiveSession } from "../session-registry.ts";
-import { setTitle, titleFromPrompt } from "../session-title.ts";
-import { refreshTools } from "../session-mcp.ts";
+import { broadcast } from "../../sessions/session-broadcast.ts";
+import { sessionEmitter } from "../../sessions/session-emitter.ts";
+import type { LiveSession } from "../../sessions/session-registry.ts";
+import { setTitle, titleFromPrompt } from "../../sessions/live-title.ts";
+import { refreshTools } from "../../sessions/session-mcp.ts";
 
 /** `/name args` as the first text block of a prompt without attachments, if it is one. */
 function slashCommand(prompt: readonly ContentBlock[]) {

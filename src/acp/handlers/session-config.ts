@@ -7,12 +7,12 @@
 import type { ConnectionState } from "../connection-state.ts";
 import { invalidParams } from "../errors.ts";
 import { methods, type AgentApp, type SessionUpdate } from "../sdk.ts";
-import { broadcast } from "../session-broadcast.ts";
+import { broadcast } from "../../sessions/session-broadcast.ts";
 import { attachedSession } from "../session-access.ts";
-import type { AgentServices } from "../services.ts";
+import type { AgentServices } from "../../sessions/services.ts";
 import { isApprovalMode } from "../../config/settings.ts";
-import { applyConfigOption, configOptions } from "../session-config.ts";
-import type { LiveSession } from "../session-registry.ts";
+import { applyConfigOption, configOptions } from "../../sessions/session-settings.ts";
+import type { LiveSession } from "../../sessions/session-registry.ts";
 
 /** Stores the changed setting (it is restored on load), then tells every attached client. */
 async function announce(live: LiveSession, services: AgentServices, modeChanged: boolean): Promise<void> {

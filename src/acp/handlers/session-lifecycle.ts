@@ -6,15 +6,15 @@
 import { AUTH_METHOD_ID, authRequired, invalidParams, sessionNotFound } from "../errors.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { methods, type AgentApp } from "../sdk.ts";
-import type { AgentServices } from "../services.ts";
-import { configOptions, modeState } from "../session-config.ts";
-import { storeFailure } from "../session-lookup.ts";
+import type { AgentServices } from "../../sessions/services.ts";
+import { configOptions, modeState } from "../../sessions/session-settings.ts";
+import { storeFailure } from "../../sessions/revive-session.ts";
 import { announceSession } from "../session-announce.ts";
 import { StoreError } from "../../store/types.ts";
-import { attachConnection, detachConnection } from "../session-attach.ts";
+import { attachConnection, detachConnection } from "../../sessions/session-attach.ts";
 import { checkScope } from "../session-access.ts";
 import { bindScopedSession } from "./session-stored.ts";
-import { connectMcpServers } from "../session-mcp.ts";
+import { connectMcpServers } from "../../sessions/session-mcp.ts";
 
 export function registerSessionLifecycle(app: AgentApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.session.new, async ({ params, client }) => {
@@ -23,7 +23,7 @@ export function registerSessionLifecycle(app: AgentApp, services: AgentServices,
     }
     if (state.scope) return await bindScopedSession(services, state, client, params, { replay: false });
     // Loaded on first use: the engine, tools and prompt code are not needed to answer `initialize`.
-    const { openSession } = await import("../open-session.ts");
+    const { openSession } = await import("../../sessions/open-session.ts");
     const live = await openSession(services, {
       cwd: params.cwd,
       ...(params.additionalDirectories ? { additionalDirectories: params.additionalDirectories } : {}),

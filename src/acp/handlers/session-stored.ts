@@ -7,17 +7,17 @@
 import * as v from "valibot";
 import type { ConnectionState } from "../connection-state.ts";
 import { invalidParams } from "../errors.ts";
-import { checkDirectory, openSession } from "../open-session.ts";
+import { checkDirectory, openSession } from "../../sessions/open-session.ts";
 import { realPath } from "../../runtime/fs.ts";
-import { attachConnection } from "../session-attach.ts";
-import { connectMcpServers } from "../session-mcp.ts";
+import { attachConnection } from "../../sessions/session-attach.ts";
+import { connectMcpServers } from "../../sessions/session-mcp.ts";
 import { methods, type AgentApp, type AgentContext } from "../sdk.ts";
-import type { AgentServices } from "../services.ts";
+import type { AgentServices } from "../../sessions/services.ts";
 import { announceSession } from "../session-announce.ts";
-import { configOptions, modeState } from "../session-config.ts";
-import { reviveSession, storeFailure } from "../session-lookup.ts";
-import type { LiveSession } from "../session-registry.ts";
-import { replayUpdates, restoreState } from "../session-restore.ts";
+import { configOptions, modeState } from "../../sessions/session-settings.ts";
+import { reviveSession, storeFailure } from "../../sessions/revive-session.ts";
+import type { LiveSession } from "../../sessions/session-registry.ts";
+import { replayUpdates, restoreState } from "../../sessions/session-restore.ts";
 
 const ForkParams = v.object({
   sessionId: v.string(),

@@ -7,8 +7,8 @@
 import { APPROVAL_MODES, type ApprovalMode } from "../config/settings-schema.ts";
 import { isApprovalMode } from "../config/settings.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../models/types.ts";
-import { invalidParams } from "./errors.ts";
-import type { SessionConfigOption, SessionModeState } from "./sdk.ts";
+import { invalidParams } from "../acp/errors.ts";
+import type { SessionConfigOption, SessionModeState } from "../acp/sdk.ts";
 import type { AgentServices } from "./services.ts";
 import type { LiveSession } from "./session-registry.ts";
 

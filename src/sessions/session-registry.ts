@@ -4,10 +4,10 @@
  */
 import type { AgentSession } from "../engine/session.ts";
 import type { ApprovalMode, Settings } from "../config/settings-schema.ts";
-import type { PromptTemplate } from "./commands/templates.ts";
-import type { Grant } from "./permissions/grants.ts";
+import type { PromptTemplate } from "./prompt-templates.ts";
+import type { Grant } from "../permissions/grants.ts";
 import type { SessionRecorder } from "./session-recorder.ts";
-import type { AgentContext, ClientCapabilities } from "./sdk.ts";
+import type { AgentContext, ClientCapabilities } from "../acp/sdk.ts";
 import type { McpConnections } from "../tools/mcp/connections.ts";
 
 /** A client connection attached to a session: it receives every update of the session. */

@@ -5,9 +5,9 @@
  * frontmatter `description` is shown in the editor's command list.
  * @module
  */
-import { isNotFound, readDir, readTextFile } from "../../runtime/fs.ts";
-import { join } from "../../runtime/path.ts";
-import { log } from "../../runtime/log.ts";
+import { isNotFound, readDir, readTextFile } from "../runtime/fs.ts";
+import { join } from "../runtime/path.ts";
+import { log } from "../runtime/log.ts";
 
 export interface PromptTemplate {
   name: string;

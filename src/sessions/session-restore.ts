@@ -9,9 +9,9 @@ import { summaryMessage } from "../engine/compaction.ts";
 import type { ModelMessage, ThinkingLevel, ToolResultMessage } from "../models/types.ts";
 import type { PlanEntry } from "../tools/types.ts";
 import type { StoredEntry } from "../store/types.ts";
-import type { Grant } from "./permissions/grants.ts";
-import { bounded, diffContent, partContent, toLocation } from "./projection.ts";
-import type { SessionUpdate } from "./sdk.ts";
+import type { Grant } from "../permissions/grants.ts";
+import { bounded, diffContent, partContent, toLocation } from "../acp/projection.ts";
+import type { SessionUpdate } from "../acp/sdk.ts";
 import type { SessionEntry } from "./session-entries.ts";
 
 const INTERRUPTED = "Not finished: the agent stopped before this tool call completed.";

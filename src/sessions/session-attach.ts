@@ -5,8 +5,8 @@
  * (it stays on disk). A connection leaving cancels the turn it started.
  * @module
  */
-import type { ConnectionState } from "./connection-state.ts";
-import type { AgentContext } from "./sdk.ts";
+import type { ConnectionState } from "../acp/connection-state.ts";
+import type { AgentContext } from "../acp/sdk.ts";
 import type { AgentServices } from "./services.ts";
 import type { LiveSession } from "./session-registry.ts";
 

@@ -5,9 +5,9 @@
  */
 import { realPath } from "../runtime/fs.ts";
 import { StoreError, type LoadedSession, type SessionJournal } from "../store/types.ts";
-import { internalError, invalidParams, sessionNotFound } from "./errors.ts";
+import { internalError, invalidParams, sessionNotFound } from "../acp/errors.ts";
 import { checkDirectory, openSession } from "./open-session.ts";
-import type { RequestError } from "./sdk.ts";
+import type { RequestError } from "../acp/sdk.ts";
 import type { AgentServices } from "./services.ts";
 import { restoreState } from "./session-restore.ts";
 import type { LiveSession } from "./session-registry.ts";

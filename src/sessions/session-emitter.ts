@@ -5,8 +5,8 @@
  * @module
  */
 import type { EventSink } from "../engine/events.ts";
-import { TurnProjector } from "./projection.ts";
-import type { ClientCapabilities } from "./sdk.ts";
+import { TurnProjector } from "../acp/projection.ts";
+import type { ClientCapabilities } from "../acp/sdk.ts";
 import { notifySubscriber } from "./session-broadcast.ts";
 import type { LiveSession } from "./session-registry.ts";
 

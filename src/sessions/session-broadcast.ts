@@ -5,7 +5,7 @@
  * @module
  */
 import { log } from "../runtime/log.ts";
-import { methods, type SessionUpdate } from "./sdk.ts";
+import { methods, type SessionUpdate } from "../acp/sdk.ts";
 import type { LiveSession, Subscriber } from "./session-registry.ts";
 
 export async function notifySubscriber(live: LiveSession, subscriber: Subscriber, update: SessionUpdate): Promise<void> {

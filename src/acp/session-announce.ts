@@ -8,7 +8,7 @@ import { log } from "../runtime/log.ts";
 import { availableCommands } from "./commands/available.ts";
 import { methods, type AgentContext } from "./sdk.ts";
 import type { AgentServices } from "../sessions/services.ts";
-import type { LiveSession } from "../sessions/session-registry.ts";
+import type { LiveSession } from "../sessions/live-session.ts";
 
 export function announceSession(client: AgentContext, live: LiveSession, _services: AgentServices): void {
   // A timer, not a microtask: the SDK has queued the response by the time it fires.

@@ -1,23 +1,23 @@
 /**
- * Sending a session's updates to every client attached to it. A client that
- * fails (gone, or too slow and closed) is dropped from the session; the
- * others and the turn carry on.
+ * Telling every client attached to a session. A client that fails (gone, or
+ * too slow and closed) is dropped from the session; the others and the turn
+ * carry on.
  * @module
  */
 import { log } from "../runtime/log.ts";
-import { methods, type SessionUpdate } from "../acp/sdk.ts";
-import type { LiveSession, Subscriber } from "./session-registry.ts";
+import type { LiveSession, SessionClient, SessionNews } from "./live-session.ts";
 
-export async function notifySubscriber(live: LiveSession, subscriber: Subscriber, update: SessionUpdate): Promise<void> {
+/** Runs one delivery to one client; a failure drops that client from the session. */
+export async function deliver(live: LiveSession, client: SessionClient, send: () => Promise<void>): Promise<void> {
   try {
-    await subscriber.client.notify(methods.client.session.update, { sessionId: live.agent.id, update });
+    await send();
   } catch (error) {
-    log.debug(`dropping client ${subscriber.id} from ${live.agent.id}`, error);
-    live.subscribers.delete(subscriber.id);
+    log.debug(`dropping client ${client.id} from ${live.agent.id}`, error);
+    live.subscribers.delete(client.id);
   }
 }
 
-/** Sends one update to every attached client (except `except`), in parallel. */
-export async function broadcast(live: LiveSession, update: SessionUpdate, except?: string): Promise<void> {
-  await Promise.all([...live.subscribers.values()].filter((s) => s.id !== except).map((s) => notifySubscriber(live, s, update)));
+/** Tells every attached client (except `except`) one piece of news, in parallel. */
+export async function broadcast(live: LiveSession, news: SessionNews, except?: string): Promise<void> {
+  await Promise.all([...live.subscribers.values()].filter((c) => c.id !== except).map((c) => deliver(live, c, () => c.tell(live, news))));
 }

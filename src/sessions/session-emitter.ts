@@ -1,34 +1,23 @@
 /**
  * The engine's event sink for one turn of one session: every event is
  * written to the journal first (durable before the turn goes on), then shown
- * to each attached client in the form its capabilities call for.
+ * to each attached client through its own view of the turn.
  * @module
  */
-import type { EventSink } from "../engine/events.ts";
-import { TurnProjector } from "../acp/projection.ts";
-import type { ClientCapabilities } from "../acp/sdk.ts";
-import { notifySubscriber } from "./session-broadcast.ts";
-import type { LiveSession } from "./session-registry.ts";
+import type { EngineEvent, EventSink } from "../engine/events.ts";
+import type { LiveSession } from "./live-session.ts";
+import { deliver } from "./session-broadcast.ts";
 
-function projectorFor(capabilities: ClientCapabilities, cwd: string): TurnProjector {
-  const meta = capabilities._meta as Record<string, unknown> | undefined;
-  return new TurnProjector({
-    terminalOutput: capabilities.terminal !== true && meta?.terminal_output === true,
-    compaction: Boolean((capabilities as { session?: { compaction?: unknown } }).session?.compaction),
-    cwd,
-  });
-}
-
+/** The sink for one turn; a client attached mid-turn gets its view from its first event on. */
 export function sessionEmitter(live: LiveSession): EventSink {
-  const projectors = new Map<string, TurnProjector>();
+  const views = new Map<string, (event: EngineEvent) => Promise<void>>();
   return async (event) => {
     await live.recorder.record(event, live.agent);
     await Promise.all(
-      [...live.subscribers.values()].map(async (subscriber) => {
-        let projector = projectors.get(subscriber.id);
-        if (!projector) projectors.set(subscriber.id, (projector = projectorFor(subscriber.capabilities, live.cwd)));
-        const update = projector.project(event);
-        if (update) await notifySubscriber(live, subscriber, update);
+      [...live.subscribers.values()].map(async (client) => {
+        let view = views.get(client.id);
+        if (!view) views.set(client.id, (view = client.watchTurn(live)));
+        await deliver(live, client, () => view(event));
       }),
     );
   };

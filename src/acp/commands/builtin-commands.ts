@@ -10,7 +10,7 @@ import { SessionBusyError } from "../../engine/session.ts";
 import type { AgentContext, PromptResponse } from "../sdk.ts";
 import { broadcast } from "../../sessions/session-broadcast.ts";
 import type { AgentServices } from "../../sessions/services.ts";
-import type { LiveSession } from "../../sessions/session-registry.ts";
+import type { LiveSession } from "../../sessions/live-session.ts";
 import { setTitle } from "../../sessions/live-title.ts";
 import { availableCommands } from "./available.ts";
 
@@ -24,7 +24,7 @@ export interface BuiltinContext {
 type Builtin = (args: string, context: BuiltinContext) => Promise<PromptResponse>;
 
 async function say(context: BuiltinContext, text: string): Promise<PromptResponse> {
-  await broadcast(context.live, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+  await broadcast(context.live, { type: "message", text });
   return { stopReason: "end_turn" };
 }
 

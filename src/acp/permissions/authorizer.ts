@@ -5,7 +5,7 @@
  */
 import type { AuthorizationRequest, Authorization, ToolAuthorizer } from "../../engine/tool-call.ts";
 import type { AgentContext, PermissionOption, ToolCallUpdate } from "../sdk.ts";
-import type { LiveSession } from "../../sessions/session-registry.ts";
+import type { LiveSession } from "../../sessions/live-session.ts";
 import { askClient } from "./ask-client.ts";
 import { evaluatePolicy } from "../../permissions/policy.ts";
 import type { Grant } from "../../permissions/grants.ts";

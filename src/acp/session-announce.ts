@@ -5,7 +5,7 @@
  * @module
  */
 import { log } from "../runtime/log.ts";
-import { availableCommands } from "./commands/available.ts";
+import { availableCommands } from "../sessions/slash-commands.ts";
 import { methods, type AgentContext } from "./sdk.ts";
 import type { AgentServices } from "../sessions/services.ts";
 import type { LiveSession } from "../sessions/live-session.ts";

@@ -9,8 +9,6 @@ import { SessionBusyError } from "../../engine/session.ts";
 import { ModelError } from "../../models/types.ts";
 import { promptSession } from "../../sessions/prompt-session.ts";
 import type { AgentServices } from "../../sessions/services.ts";
-import { expandTemplate, parseSlashCommand } from "../commands/arguments.ts";
-import { builtinCommand } from "../commands/builtin-commands.ts";
 import { clientWorkspace } from "../client-workspace.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { internalError, protocolError, sessionBusy, toRequestError } from "../errors.ts";
@@ -19,12 +17,11 @@ import { promptToContent } from "../prompt-content.ts";
 import { methods, type AgentApp, type ContentBlock, type PromptResponse } from "../sdk.ts";
 import { attachedSession, checkScope } from "../session-access.ts";
 
-/** `/name args` as the first text block of a prompt without attachments, if it is one. */
-function slashCommand(prompt: readonly ContentBlock[]) {
+/** The first text block of a prompt without attachments, which may be a slash command. */
+function slashText(prompt: readonly ContentBlock[]): string | undefined {
   const [first, ...rest] = prompt;
   if (first?.type !== "text" || rest.some((b) => b.type === "image" || b.type === "audio")) return undefined;
-  const parsed = parseSlashCommand(first.text);
-  return parsed ? { name: parsed.name, args: parsed.rest, attachments: rest } : undefined;
+  return first.text;
 }
 
 function failure(error: unknown, sessionId: string): unknown {
@@ -43,16 +40,13 @@ function failure(error: unknown, sessionId: string): unknown {
 export function registerPrompt(app: AgentApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.session.prompt, async ({ params, client, signal }): Promise<PromptResponse> => {
     const live = attachedSession(services, state, params.sessionId);
-    let blocks: readonly ContentBlock[] = params.prompt;
-    const command = slashCommand(params.prompt);
-    const builtin = command ? builtinCommand(command.name) : undefined;
-    const template = command && !builtin ? live.templates.find((t) => t.name === command.name) : undefined;
-    if (command && template) blocks = [{ type: "text", text: expandTemplate(template.body, command.args) }, ...command.attachments];
+    const leading = slashText(params.prompt);
     try {
-      const stopReason = await promptSession(live, {
+      const stopReason = await promptSession(services, live, {
         clientId: state.id,
-        ...(builtin && command ? { command: async (emit) => (await builtin(command.args, { live, client, services, emit })).stopReason } : {}),
-        readPrompt: () => promptToContent(blocks, live.agent.workspace),
+        ...(leading === undefined ? {} : { slashText: leading }),
+        // An expanded template replaces the command line; the attachments after it stay.
+        readPrompt: (text) => promptToContent(text === undefined ? params.prompt : [{ type: "text", text }, ...params.prompt.slice(1)], live.agent.workspace),
         signal,
         turn: {
           authorize: createAuthorizer({ live, client, onGrant: (grant) => live.recorder.write({ type: "grant", grant }, true) }),

@@ -4,6 +4,7 @@
  * short note the model can read.
  * @module
  */
+// @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { redactSecrets } from "../../runtime/secrets.ts";
 import { DEFAULT_MAX_BYTES, formatSize, utf8Length } from "../truncate.ts";

@@ -4,6 +4,7 @@
  * class, results mapped to tool output.
  * @module
  */
+// @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import * as v from "valibot";
 import { log } from "../../runtime/log.ts";

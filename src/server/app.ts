@@ -6,7 +6,7 @@
  */
 import { Hono } from "hono";
 import { cors } from "hono/cors";
-import type { AgentServices } from "../acp/services.ts";
+import type { AgentServices } from "../sessions/services.ts";
 import { PACKAGE_VERSION } from "../config/version.ts";
 import { BEARER_PREFIX, isAuthorized, SUBPROTOCOL } from "./bearer.ts";
 import { json, jsonError } from "./http-errors.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import { Hono } from "hono";
-import type { AgentServices } from "../acp/services.ts";
+import type { AgentServices } from "../sessions/services.ts";
 import { isAuthorized } from "./bearer.ts";
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_JS } from "./console/assets.ts";
 import { json, jsonError } from "./http-errors.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import { serveConnection } from "../acp/agent-app.ts";
-import type { AgentServices } from "../acp/services.ts";
+import type { AgentServices } from "../sessions/services.ts";
 import { listenHttp } from "../runtime/http-server.ts";
 import { log } from "../runtime/log.ts";
 import { createWebSocketStream } from "../transport/websocket-stream.ts";

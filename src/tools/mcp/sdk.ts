@@ -1,4 +1,5 @@
 /**
+ * The MCP SDK behind one module (the same idea as acp/sdk.ts for ACP).
  * The MCP SDK parts a connection needs, gathered in one module that is only
  * ever loaded with `import()`: the SDK takes 150–300 ms to load, which
  * sessions without MCP servers should not pay.

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { makeSandbox, ROOT, type RuntimeName, type Sandbox } from "../helpers/agent-process.ts";
 import { launchChromium } from "../helpers/browser.ts";
+import { waitFor } from "../helpers/expect-error.ts";
 import { bearer, startServe, TOKEN, type ServeProcess } from "../helpers/serve-process.ts";
 
 const RUNTIMES = (process.env.ACP_EDGE_CONSOLE_RUNTIMES?.split(",") ?? ["node"]) as RuntimeName[];
@@ -159,6 +160,27 @@ describe.each(RUNTIMES)("the console in Chromium against serve on %s", (runtime)
     expect(await count(a, "please write the notes")).toBe(1);
     expect(await a.locator(".entry.tool").count()).toBe(toolsBefore);
     expect(await a.locator(".entry.agent", { hasText: "answer to A" }).count()).toBe(1);
+  }, 60_000);
+
+  test("a dropped connection reconnects and shows the history once", async () => {
+    // A fresh tab whose /apc sockets pass through playwright, so the test can drop one.
+    const c = await chrome.context.newPage();
+    const routed: { close(): Promise<void> }[] = [];
+    await c.routeWebSocket(/\/apc/, (ws) => {
+      ws.connectToServer();
+      routed.push(ws);
+    });
+    await c.goto(`${server.url}/?session=${sessionId}#token=${encodeURIComponent(TOKEN)}`);
+    await c.locator("#status", { hasText: "connected" }).waitFor();
+    await c.locator(".entry.user", { hasText: "slow please" }).waitFor();
+    const before = await c.locator(".entry").count();
+    await routed[0]!.close();
+    await waitFor(() => routed.length === 2, 20_000, "the console to reconnect");
+    await c.locator("#status", { hasText: "connected" }).waitFor();
+    await c.locator(".entry.user", { hasText: "slow please" }).waitFor();
+    expect(await c.locator(".entry.user", { hasText: "hello from A" }).count()).toBe(1);
+    expect(await c.locator(".entry").count()).toBe(before);
+    await c.close();
   }, 60_000);
 
   test("markup in a model answer and in a file name is shown as text, in the transcript and in the permission dialog", async () => {

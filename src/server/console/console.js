@@ -355,8 +355,8 @@ function renderList() {
   async function act(fn, done) {
     try {
       await fn();
-      notice.textContent = done;
       await load(true);
+      notice.textContent = done;
     } catch (error) {
       fail(error);
     }

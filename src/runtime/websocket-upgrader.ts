@@ -1,0 +1,39 @@
+/**
+ * The WebSocket pieces of one runtime, as the Hono app uses them: `accept`
+ * completes an upgrade through that runtime's Hono WebSocket helper (always
+ * selecting the one subprotocol the application names, never whatever was
+ * offered first), `refuse` sends a refusal with its status, headers and body,
+ * and `websocket`/`attach` are what an embedder hands to its own server.
+ * @module
+ */
+import type { Context } from "hono";
+import { runtimeName } from "./detect.ts";
+import type { WebSocketLike } from "./websocket-like.ts";
+
+/** How an upgrader is built: the subprotocol it selects and the bounds the runtime enforces. */
+export interface UpgraderOptions {
+  subprotocol: string;
+  /** Larger messages close the socket with 1009. */
+  maxPayload: number;
+  /** Keepalive interval, for runtimes that ping by themselves (Deno); 0 disables it. */
+  pingIntervalMs: number;
+}
+
+/** One runtime's WebSocket support for the app. */
+export interface WebSocketUpgrader {
+  /** Completes the upgrade of this request; `onSocket` receives the open socket. */
+  accept(c: Context, onSocket: (socket: WebSocketLike) => void): Promise<Response>;
+  /** What to return for a refused upgrade so the client sees this exact response. */
+  refuse(c: Context, response: Response): Response;
+  /** Node: `{ server }` for `serve({ websocket })`; Bun: the `websocket` handlers of `Bun.serve`; Deno: undefined. */
+  websocket: unknown;
+  /** Node: hooks a server made by `@hono/node-server` so refusals keep their bodies; elsewhere a no-op. */
+  attach(server: unknown): void;
+}
+
+/** The WebSocket upgrader of the runtime this process runs on. */
+export async function createUpgrader(options: UpgraderOptions): Promise<WebSocketUpgrader> {
+  if (runtimeName === "bun") return (await import("./websocket-bun.ts")).createBunUpgrader(options);
+  if (runtimeName === "deno") return (await import("./websocket-deno.ts")).createDenoUpgrader(options);
+  return (await import("./websocket-node.ts")).createNodeUpgrader(options);
+}

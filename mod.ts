@@ -27,6 +27,7 @@ export type { CliOptions } from "./src/cli/options.ts";
 export type { RunningServer, ServeOptions } from "./src/server/serve.ts";
 export type { ServeLimits } from "./src/server/limits.ts";
 export type { EdgeApp, EdgeAppOptions } from "./src/server/edge-app.ts";
+export type { ServerKind } from "./src/runtime/websocket-upgrader.ts";
 
 import type { AgentServices } from "./src/acp/services.ts";
 import type { EdgeApp, EdgeAppOptions } from "./src/server/edge-app.ts";

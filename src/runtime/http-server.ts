@@ -5,7 +5,7 @@
  * `websocket-upgrader.ts`. Nothing here decides anything about a request.
  * @module
  */
-import { runtimeName } from "./detect.ts";
+import type { ServerKind } from "./websocket-upgrader.ts";
 
 /** The application's request handler; `env` is the runtime's (node bindings, Bun's server). */
 export type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
@@ -28,10 +28,10 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-/** Listens with the current runtime's own server. */
-export async function listenHttp(options: HttpServerOptions): Promise<HttpServer> {
-  if (runtimeName === "bun") return (await import("./http-bun.ts")).listenBun(options);
-  if (runtimeName === "deno") return (await import("./http-deno.ts")).listenDeno(options);
+/** Listens with the given kind of server (see `listenerKind`). */
+export async function listenHttp(kind: ServerKind, options: HttpServerOptions): Promise<HttpServer> {
+  if (kind === "bun") return (await import("./http-bun.ts")).listenBun(options);
+  if (kind === "deno") return (await import("./http-deno.ts")).listenDeno(options);
   return (await import("./http-node.ts")).listenNode(options);
 }
 

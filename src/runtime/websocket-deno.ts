@@ -11,7 +11,7 @@ import { socketEvents } from "./socket-events.ts";
 import type { UpgraderOptions, WebSocketUpgrader } from "./websocket-upgrader.ts";
 
 interface DenoUpgrade {
-  upgradeWebSocket(request: Request, options: { protocol?: string; idleTimeout?: number }): { response: Response; socket: WebSocket };
+  upgradeWebSocket(request: Request, options: { idleTimeout?: number }): { response: Response; socket: WebSocket };
 }
 
 /** The Deno upgrader; with it the app's `fetch` goes to `Deno.serve` as is. */
@@ -19,10 +19,10 @@ export function createDenoUpgrader(options: UpgraderOptions): WebSocketUpgrader 
   const deno = (globalThis as unknown as { Deno: DenoUpgrade }).Deno;
   const idleTimeout = Math.max(1, Math.round(options.pingIntervalMs / 1000));
   const upgradeWebSocket = defineWebSocketHelper<WebSocket>((c, events) => {
-    const { response, socket } = deno.upgradeWebSocket(c.req.raw, {
-      protocol: options.subprotocol,
-      ...(options.pingIntervalMs > 0 ? { idleTimeout } : {}),
-    });
+    // Deno's own `protocol` option splits the offered list on ", " only, and refuses "a,b" (as `ws` sends it);
+    // the application has already checked that its subprotocol is offered, so the header is set here instead.
+    const { response, socket } = deno.upgradeWebSocket(c.req.raw, options.pingIntervalMs > 0 ? { idleTimeout } : {});
+    response.headers.set("sec-websocket-protocol", options.subprotocol);
     socket.binaryType = "arraybuffer";
     const ctx = new WSContext<WebSocket>({
       send: (source) => socket.send(source),

@@ -10,6 +10,24 @@ import type { Context } from "hono";
 import { runtimeName } from "./detect.ts";
 import type { WebSocketLike } from "./websocket-like.ts";
 
+/**
+ * Which server carries the app: Node's (node:http with @hono/node-server and `ws`; also on Deno through its
+ * Node compatibility), `Bun.serve`, or `Deno.serve`.
+ */
+export type ServerKind = "node" | "bun" | "deno";
+
+/** The server `agent serve` listens with: Bun's own on Bun; node:http elsewhere, Deno included, because there
+ * `ws` enforces every frame rule and bound the serve contract promises (Deno's own WebSocket closes bad frames
+ * without the RFC close codes and reports no buffered bytes). */
+export function listenerKind(): ServerKind {
+  return runtimeName === "bun" ? "bun" : "node";
+}
+
+/** The server an embedder most likely mounts the app in: the runtime's own. */
+export function nativeKind(): ServerKind {
+  return runtimeName;
+}
+
 /** How an upgrader is built: the subprotocol it selects and the bounds the runtime enforces. */
 export interface UpgraderOptions {
   subprotocol: string;
@@ -31,9 +49,9 @@ export interface WebSocketUpgrader {
   attach(server: unknown): void;
 }
 
-/** The WebSocket upgrader of the runtime this process runs on. */
-export async function createUpgrader(options: UpgraderOptions): Promise<WebSocketUpgrader> {
-  if (runtimeName === "bun") return (await import("./websocket-bun.ts")).createBunUpgrader(options);
-  if (runtimeName === "deno") return (await import("./websocket-deno.ts")).createDenoUpgrader(options);
+/** The WebSocket upgrader for a kind of server. */
+export async function createUpgrader(kind: ServerKind, options: UpgraderOptions): Promise<WebSocketUpgrader> {
+  if (kind === "bun") return (await import("./websocket-bun.ts")).createBunUpgrader(options);
+  if (kind === "deno") return (await import("./websocket-deno.ts")).createDenoUpgrader(options);
   return (await import("./websocket-node.ts")).createNodeUpgrader(options);
 }

@@ -3,13 +3,14 @@
  * WebSocket pieces, and a graceful shutdown. `agent serve` uses it with the
  * runtime's listener; an embedder mounts it in its own server:
  * Node `serve({ fetch, websocket })` then `attach(server)`; Bun
- * `Bun.serve({ fetch, websocket })`; Deno `Deno.serve(fetch)`.
+ * `Bun.serve({ fetch, websocket })`; Deno `Deno.serve(fetch)` (or, with
+ * `server: "node"`, node:http as on Node).
  * @module
  */
 import type { Hono } from "hono";
 import { createHttpTransport } from "../acp/http-transport.ts";
 import type { AgentServices } from "../acp/services.ts";
-import { createUpgrader } from "../runtime/websocket-upgrader.ts";
+import { createUpgrader, nativeKind, type ServerKind } from "../runtime/websocket-upgrader.ts";
 import { createServerApp } from "./app.ts";
 import { SUBPROTOCOL } from "./bearer.ts";
 import type { HandshakeVariables } from "./handshake.ts";
@@ -21,6 +22,8 @@ export interface EdgeAppOptions {
   /** The bearer token every client must present. */
   token: string;
   limits: ServeLimits;
+  /** The server the app will run in; the runtime's own by default (`Bun.serve`, `Deno.serve`, node:http). */
+  server?: ServerKind;
 }
 
 /** Everything an embedder needs to serve acp-edge from its own server. */
@@ -41,7 +44,7 @@ export interface EdgeApp {
 export async function createEdgeApp(services: AgentServices, options: EdgeAppOptions): Promise<EdgeApp> {
   const { token, limits } = options;
   const state = new ServerState();
-  const upgrader = await createUpgrader({ subprotocol: SUBPROTOCOL, maxPayload: limits.maxMessageBytes, pingIntervalMs: limits.pingIntervalMs });
+  const upgrader = await createUpgrader(options.server ?? nativeKind(), { subprotocol: SUBPROTOCOL, maxPayload: limits.maxMessageBytes, pingIntervalMs: limits.pingIntervalMs });
   const http = createHttpTransport(services, { maxBufferedBytes: limits.maxBufferedBytes });
   state.httpConnections = () => http.open();
   const app = createServerApp({ services, token, limits, state, upgrader, http });

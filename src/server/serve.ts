@@ -7,6 +7,7 @@
  */
 import type { AgentServices } from "../acp/services.ts";
 import { listenHttp } from "../runtime/http-server.ts";
+import { listenerKind } from "../runtime/websocket-upgrader.ts";
 import { createEdgeApp } from "./edge-app.ts";
 import type { ServeLimits } from "./limits.ts";
 import type { ServerState } from "./server-state.ts";
@@ -28,8 +29,9 @@ export interface RunningServer {
 
 /** Listens for HTTP and WebSocket clients on the current runtime with the embeddable app. */
 export async function startServer(services: AgentServices, options: ServeOptions): Promise<RunningServer> {
-  const edge = await createEdgeApp(services, { token: options.token, limits: options.limits });
-  const server = await listenHttp({ hostname: options.hostname, port: options.port, fetch: edge.fetch, websocket: edge.websocket, attach: edge.attach });
+  const kind = listenerKind();
+  const edge = await createEdgeApp(services, { token: options.token, limits: options.limits, server: kind });
+  const server = await listenHttp(kind, { hostname: options.hostname, port: options.port, fetch: edge.fetch, websocket: edge.websocket, attach: edge.attach });
   const host = options.hostname.includes(":") ? `[${options.hostname}]` : options.hostname;
   let stopping: Promise<void> | undefined;
   const shutdown = () =>

@@ -8,6 +8,7 @@
  * @module
  */
 import type { Hono } from "hono";
+import { checkApiToken } from "../config/api-token.ts";
 import { createHttpTransport } from "../acp/http-transport.ts";
 import type { AgentServices } from "../acp/services.ts";
 import { createUpgrader, nativeKind, type ServerKind } from "../runtime/websocket-upgrader.ts";
@@ -31,8 +32,10 @@ export interface EdgeApp {
   app: Hono<{ Variables: HandshakeVariables }>;
   /** The app's fetch, bound: give it to the runtime's server. */
   fetch: (request: Request, env?: unknown) => Response | Promise<Response>;
-  /** Node: pass as `serve({ websocket })`; Bun: as `Bun.serve({ websocket })`; Deno: not needed. */
-  websocket: unknown;
+  /** Node: pass as `serve({ websocket })`; Bun: as `Bun.serve({ websocket })`; Deno: not needed. Its type is the
+   * runtime's own, hence untyped here. */
+  // deno-lint-ignore no-explicit-any
+  websocket: any;
   /** Node: call with the server `serve()` returned, so refused upgrades keep their bodies. Elsewhere a no-op. */
   attach(server: unknown): void;
   state: ServerState;
@@ -42,7 +45,9 @@ export interface EdgeApp {
 
 /** Builds the app and its state for this runtime. */
 export async function createEdgeApp(services: AgentServices, options: EdgeAppOptions): Promise<EdgeApp> {
-  const { token, limits } = options;
+  // Fail closed on a missing or weak token; a valid one is registered as a secret so it is never echoed.
+  const token = checkApiToken(options.token, "createApp token");
+  const { limits } = options;
   const state = new ServerState();
   const upgrader = await createUpgrader(options.server ?? nativeKind(), { subprotocol: SUBPROTOCOL, maxPayload: limits.maxMessageBytes, pingIntervalMs: limits.pingIntervalMs });
   const http = createHttpTransport(services, { maxBufferedBytes: limits.maxBufferedBytes });

@@ -19,17 +19,17 @@ import { isMainModule } from "./src/runtime/main-module.ts";
 
 export { runCli } from "./src/cli/main.ts";
 export { runStdio } from "./src/cli/agent-stdio.ts";
-export { buildServices as createServices } from "./src/cli/services.ts";
+export { buildServices as createServices } from "./src/cli/build-services.ts";
 export { serveLimits } from "./src/server/limits.ts";
 export { serveConnection } from "./src/acp/agent-app.ts";
-export type { AgentServices, AgentOptions } from "./src/acp/services.ts";
+export type { AgentServices, AgentOptions } from "./src/sessions/services.ts";
 export type { CliOptions } from "./src/cli/options.ts";
 export type { RunningServer, ServeOptions } from "./src/server/serve.ts";
 export type { ServeLimits } from "./src/server/limits.ts";
 export type { EdgeApp, EdgeAppOptions } from "./src/server/edge-app.ts";
 export type { ServerKind } from "./src/runtime/websocket-upgrader.ts";
 
-import type { AgentServices } from "./src/acp/services.ts";
+import type { AgentServices } from "./src/sessions/services.ts";
 import type { EdgeApp, EdgeAppOptions } from "./src/server/edge-app.ts";
 import type { RunningServer, ServeOptions } from "./src/server/serve.ts";
 

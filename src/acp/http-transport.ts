@@ -8,7 +8,7 @@
  */
 import { connectAgent } from "./agent-app.ts";
 import { AcpServer } from "./sdk.ts";
-import type { AgentServices } from "./services.ts";
+import type { AgentServices } from "../sessions/services.ts";
 
 /** Limits the SDK's server enforces per HTTP connection. */
 export interface HttpTransportLimits {

@@ -1,4 +1,5 @@
 /**
+ * The ACP SDK behind one module (the same idea as tools/mcp/sdk.ts for MCP).
  * The one place that imports `@agentclientprotocol/sdk`, so SDK upgrades
  * touch a single file. Other `src/acp/` files import from here.
  * @module

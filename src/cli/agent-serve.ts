@@ -11,7 +11,7 @@ import { onSignal } from "../runtime/process.ts";
 import { serveLimits } from "../server/limits.ts";
 import { startServer } from "../server/serve.ts";
 import { UsageError, type CliOptions } from "./options.ts";
-import { buildServices } from "./services.ts";
+import { buildServices } from "./build-services.ts";
 
 export const DEFAULT_PORT = 8711;
 

@@ -5,7 +5,7 @@
  * with 1001.
  * @module
  */
-import type { AgentServices } from "../acp/services.ts";
+import type { AgentServices } from "../sessions/services.ts";
 import { listenHttp } from "../runtime/http-server.ts";
 import { listenerKind } from "../runtime/websocket-upgrader.ts";
 import { createEdgeApp } from "./edge-app.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { serveConnection } from "../acp/agent-app.ts";
-import type { AgentServices } from "../acp/services.ts";
+import type { AgentServices } from "../sessions/services.ts";
 import { log } from "../runtime/log.ts";
 import type { WebSocketLike } from "../runtime/websocket-like.ts";
 import { createWebSocketStream } from "../transport/websocket-stream.ts";

@@ -5,7 +5,9 @@
  * so helpers the server started (npx, shells, language servers) do not outlive it.
  * @module
  */
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { log } from "../../runtime/log.ts";
 import type { ShellExit } from "../../runtime/child-lifecycle.ts";

@@ -1,11 +1,11 @@
 /**
- * Session titles: taken from the first prompt, changed with `/name`, stored
- * in the journal and announced with `session_info_update`.
+ * A live session's title: taken from the first prompt, changed with `/name`,
+ * stored in the journal and told to every attached client.
  * @module
  */
 import { redactSecrets } from "../runtime/secrets.ts";
 import { broadcast } from "./session-broadcast.ts";
-import type { LiveSession } from "./session-registry.ts";
+import type { LiveSession } from "./live-session.ts";
 
 const MAX_LENGTH = 60;
 
@@ -19,8 +19,9 @@ export function titleFromPrompt(text: string): string | undefined {
   return `${(space > 20 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
+/** Names the session, stores the name and tells every attached client. */
 export async function setTitle(live: LiveSession, title: string): Promise<void> {
   live.title = title;
   await live.recorder.write({ type: "title", title }, true);
-  await broadcast(live, { sessionUpdate: "session_info_update", title, updatedAt: new Date().toISOString() });
+  await broadcast(live, { type: "title", title, updatedAt: new Date().toISOString() });
 }

@@ -3,17 +3,25 @@
  * templates (a template never shadows a built-in).
  * @module
  */
-import type { AvailableCommand } from "../sdk.ts";
-import type { PromptTemplate } from "./templates.ts";
+import type { PromptTemplate } from "./prompt-templates.ts";
 
-export const BUILTIN_COMMANDS: AvailableCommand[] = [
+/** A command as clients list it: `/name`, what it does, and a hint for its input. */
+export interface SlashCommand {
+  name: string;
+  description: string;
+  input?: { hint: string };
+}
+
+/** The built-in commands, in the order they are listed. */
+export const BUILTIN_COMMANDS: SlashCommand[] = [
   { name: "compact", description: "Summarise older history to free context (optional instructions)", input: { hint: "instructions for the summary" } },
   { name: "name", description: "Rename this session", input: { hint: "new title" } },
   { name: "session", description: "Show this session's messages, tokens, cost and file" },
   { name: "help", description: "List the available commands" },
 ];
 
-export function availableCommands(templates: readonly PromptTemplate[]): AvailableCommand[] {
+/** Every command a session offers. */
+export function availableCommands(templates: readonly PromptTemplate[]): SlashCommand[] {
   const builtinNames = new Set(BUILTIN_COMMANDS.map((c) => c.name));
   const fromTemplates = templates
     .filter((t) => !builtinNames.has(t.name))

@@ -1,5 +1,5 @@
 /**
- * What every ACP connection of this process shares: configuration, the model
+ * What every client connection of this process shares: configuration, the model
  * registry, command-line choices and the live sessions.
  * @module
  */
@@ -9,6 +9,7 @@ import type { ModelRegistry } from "../models/registry.ts";
 import type { SessionStore } from "../store/types.ts";
 import type { SessionRegistry } from "./session-registry.ts";
 
+/** The command-line choices that shape every session. */
 export interface AgentOptions {
   /** `--model`: overrides `defaultModel` from settings. */
   model?: string;
@@ -20,6 +21,7 @@ export interface AgentOptions {
   sessionDir?: string;
 }
 
+/** The process-wide services every connection and session uses. */
 export interface AgentServices {
   config: UserConfig;
   registry: ModelRegistry;

@@ -9,6 +9,7 @@ import type { AgentSession } from "../engine/session.ts";
 import type { SessionJournal } from "../store/types.ts";
 import type { SessionEntry } from "./session-entries.ts";
 
+/** The journal writer of one session. */
 export class SessionRecorder {
   readonly #journal: SessionJournal;
   /** `message` entries written so far (compaction indexes into them). */

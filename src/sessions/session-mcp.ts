@@ -9,7 +9,7 @@ import { McpConnections, type McpServerConfig } from "../tools/mcp/connections.t
 import { builtinTools } from "../tools/builtin.ts";
 import { PACKAGE_VERSION } from "../config/version.ts";
 import { broadcast } from "./session-broadcast.ts";
-import type { LiveSession } from "./session-registry.ts";
+import type { LiveSession } from "./live-session.ts";
 
 const DEFAULT_STARTUP_SECONDS = 30;
 
@@ -19,7 +19,7 @@ export function noticeToSession(live: LiveSession, text: string): void {
     live.notices.push(text);
     return;
   }
-  void broadcast(live, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${text}\n` } });
+  void broadcast(live, { type: "message", text: `${text}\n` });
 }
 
 /** Starts the session's MCP servers (replacing any it had). Returns at once. */

@@ -2,8 +2,8 @@
  * Building the process-wide agent services from command-line options.
  * @module
  */
-import { SessionRegistry } from "../acp/session-registry.ts";
-import type { AgentServices } from "../acp/services.ts";
+import { SessionRegistry } from "../sessions/session-registry.ts";
+import type { AgentServices } from "../sessions/services.ts";
 import { resolveHome } from "../config/home.ts";
 import { loadUserConfig } from "../config/load.ts";
 import { configuredProviders } from "../config/providers.ts";

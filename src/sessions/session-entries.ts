@@ -8,7 +8,7 @@
 import type { ApprovalMode } from "../config/settings-schema.ts";
 import type { ModelMessage, ThinkingLevel } from "../models/types.ts";
 import type { FileDiff, PlanEntry, ToolKind, ToolLocation, ToolOutputPart } from "../tools/types.ts";
-import type { Grant } from "./permissions/grants.ts";
+import type { Grant } from "../permissions/grants.ts";
 
 export type SessionEntry =
   /** A message of the conversation (user prompt, assistant reply, tool result). */

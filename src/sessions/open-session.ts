@@ -19,13 +19,14 @@ import { statOrUndefined } from "../runtime/fs.ts";
 import type { SessionJournal } from "../store/types.ts";
 import { builtinTools } from "../tools/builtin.ts";
 import { createLocalWorkspace } from "../tools/local-workspace.ts";
-import { loadPromptTemplates } from "./commands/templates.ts";
-import { authRequired, internalError, invalidParams } from "./errors.ts";
+import { loadPromptTemplates } from "./prompt-templates.ts";
 import type { AgentServices } from "./services.ts";
 import { SessionRecorder } from "./session-recorder.ts";
 import type { RestoredState } from "./session-restore.ts";
-import type { LiveSession } from "./session-registry.ts";
+import type { LiveSession } from "./live-session.ts";
+import { SessionError } from "./session-error.ts";
 
+/** What a live session is built from. */
 export interface OpenSessionRequest {
   cwd: string;
   additionalDirectories?: string[];
@@ -39,15 +40,17 @@ export interface OpenSessionRequest {
 
 const DEFAULT_MAX_TURN_REQUESTS = 50;
 
+/** A fresh session id (`sess_` and 21 random characters). */
 export function newSessionId(): string {
   return `sess_${nanoid(21)}`;
 }
 
+/** Refuses a path that is not an absolute, existing directory, naming the field. */
 export async function checkDirectory(path: string, field: string): Promise<void> {
-  if (!isAbsolute(path)) throw invalidParams(`${field} must be an absolute path, got "${path}"`, { [field]: path });
+  if (!isAbsolute(path)) throw new SessionError("invalid_params", `${field} must be an absolute path, got "${path}"`, { [field]: path });
   const info = await statOrUndefined(path).catch(() => undefined);
-  if (!info) throw invalidParams(`${field} does not exist: ${path}`, { [field]: path });
-  if (!info.isDirectory) throw invalidParams(`${field} is not a directory: ${path}`, { [field]: path });
+  if (!info) throw new SessionError("invalid_params", `${field} does not exist: ${path}`, { [field]: path });
+  if (!info.isDirectory) throw new SessionError("invalid_params", `${field} is not a directory: ${path}`, { [field]: path });
 }
 
 async function projectSettings(services: AgentServices, cwd: string): Promise<Settings> {
@@ -57,7 +60,7 @@ async function projectSettings(services: AgentServices, cwd: string): Promise<Se
       ...(services.options.approvalMode ? { approvalMode: services.options.approvalMode } : {}),
     });
   } catch (error) {
-    if (error instanceof ConfigError) throw internalError(`Project settings cannot be used: ${error.message}`);
+    if (error instanceof ConfigError) throw new SessionError("internal", `Project settings cannot be used: ${error.message}`);
     throw error;
   }
 }
@@ -71,11 +74,12 @@ async function chooseModel(registry: ModelRegistry, preferred: string | undefine
     notices.push(`The session's model ${stored} is not available here (${why}).`);
   }
   const choice = registry.pickDefault(preferred);
-  if ("kind" in choice) throw choice.kind === "auth" ? authRequired(choice.message) : internalError(`Cannot choose a model: ${choice.message}`);
+  if ("kind" in choice) throw choice.kind === "auth" ? new SessionError("auth_required", choice.message) : new SessionError("internal", `Cannot choose a model: ${choice.message}`);
   if (stored) notices.push(`Continuing with ${choice.spec}.`);
   return await registry.createClient(choice);
 }
 
+/** Builds a live session (not yet registered nor attached to any client). */
 export async function openSession(services: AgentServices, request: OpenSessionRequest): Promise<LiveSession> {
   await checkDirectory(request.cwd, "cwd");
   const extra = request.additionalDirectories ?? [];

@@ -4,10 +4,10 @@
  * matching rule wins; on a tie `deny` beats `ask` beats `allow`.
  * @module
  */
-import type { PermissionRule } from "../../config/settings-schema.ts";
-import { expandTilde } from "../../config/home.ts";
-import { resolve } from "../../runtime/path.ts";
-import { isWithin } from "../../tools/paths.ts";
+import type { PermissionRule } from "../config/settings-schema.ts";
+import { expandTilde } from "../config/home.ts";
+import { resolve } from "../runtime/path.ts";
+import { isWithin } from "../tools/paths.ts";
 import type { SimpleCommand } from "./command-line.ts";
 import { allowCovers, readCommandPattern, refusalCovers } from "./command-match.ts";
 

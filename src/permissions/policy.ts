@@ -15,10 +15,10 @@
  * A refusal never reaches the editor.
  * @module
  */
-import type { ApprovalMode, PermissionRule } from "../../config/settings-schema.ts";
-import { dirname } from "../../runtime/path.ts";
-import { containingRoot, realLocation } from "../../tools/paths.ts";
-import type { ToolAccess } from "../../tools/types.ts";
+import type { ApprovalMode, PermissionRule } from "../config/settings-schema.ts";
+import { dirname } from "../runtime/path.ts";
+import { containingRoot, realLocation } from "../tools/paths.ts";
+import type { ToolAccess } from "../tools/types.ts";
 import { splitShellCommand, type CommandLine } from "./command-line.ts";
 import { matchGrant, offerGrants, type Grant, type GrantTarget } from "./grants.ts";
 import { describeRule, hasCommandRefusals, matchCommandRules, matchPathRules, matchToolRules, strongerAction, type RuleAction, type RuleMatch } from "./rules.ts";

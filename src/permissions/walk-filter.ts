@@ -9,11 +9,11 @@
  * has approved that, the rule that asked no longer withholds below it.
  * @module
  */
-import { expandTilde } from "../../config/home.ts";
-import type { PermissionRule } from "../../config/settings-schema.ts";
-import { resolve } from "../../runtime/path.ts";
-import { realLocation } from "../../tools/paths.ts";
-import type { PathFilter } from "../../tools/types.ts";
+import { expandTilde } from "../config/home.ts";
+import type { PermissionRule } from "../config/settings-schema.ts";
+import { resolve } from "../runtime/path.ts";
+import { realLocation } from "../tools/paths.ts";
+import type { PathFilter } from "../tools/types.ts";
 import { matchPathRules, pathRuleCovers } from "./rules.ts";
 
 /**

@@ -5,10 +5,11 @@
  * frontmatter `description` is shown in the editor's command list.
  * @module
  */
-import { isNotFound, readDir, readTextFile } from "../../runtime/fs.ts";
-import { join } from "../../runtime/path.ts";
-import { log } from "../../runtime/log.ts";
+import { isNotFound, readDir, readTextFile } from "../runtime/fs.ts";
+import { join } from "../runtime/path.ts";
+import { log } from "../runtime/log.ts";
 
+/** A prompt template: its command name, description, body and file. */
 export interface PromptTemplate {
   name: string;
   description: string;

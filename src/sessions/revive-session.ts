@@ -1,29 +1,15 @@
 /**
- * Bringing a stored session to life (load, resume, fork) and mapping store
- * failures to the protocol's errors.
+ * Bringing a stored session back to life (load, resume): its journal
+ * reopened under its lock, its state restored.
  * @module
  */
 import { realPath } from "../runtime/fs.ts";
-import { StoreError, type LoadedSession, type SessionJournal } from "../store/types.ts";
-import { internalError, invalidParams, sessionNotFound } from "./errors.ts";
+import type { LoadedSession, SessionJournal } from "../store/types.ts";
 import { checkDirectory, openSession } from "./open-session.ts";
-import type { RequestError } from "./sdk.ts";
 import type { AgentServices } from "./services.ts";
 import { restoreState } from "./session-restore.ts";
-import type { LiveSession } from "./session-registry.ts";
-
-/** A store failure as a JSON-RPC error with a message users can act on. */
-export function storeFailure(error: unknown, sessionId: string): RequestError | unknown {
-  if (!(error instanceof StoreError)) return error;
-  switch (error.code) {
-    case "not_found":
-      return sessionNotFound(sessionId);
-    case "invalid_cursor":
-      return invalidParams(error.message, { cursor: true });
-    default:
-      return internalError(error.message, { code: `session_${error.code}`, sessionId });
-  }
-}
+import type { LiveSession } from "./live-session.ts";
+import { SessionError, storeFailure } from "./session-error.ts";
 
 async function sameDirectory(a: string, b: string): Promise<boolean> {
   if (a === b) return true;
@@ -31,6 +17,7 @@ async function sameDirectory(a: string, b: string): Promise<boolean> {
   return ra === rb;
 }
 
+/** Which stored session to bring back, and where the client works. */
 export interface ReviveRequest {
   sessionId: string;
   cwd: string;
@@ -70,6 +57,6 @@ async function checkSessionDirectory(loaded: LoadedSession, requestedCwd: string
   const stored = loaded.header.cwd;
   await checkDirectory(requestedCwd, "cwd");
   if (!(await sameDirectory(stored, requestedCwd))) {
-    throw invalidParams(`session ${loaded.header.id} belongs to ${stored}, not ${requestedCwd}`, { cwd: requestedCwd, sessionCwd: stored });
+    throw new SessionError("invalid_params", `session ${loaded.header.id} belongs to ${stored}, not ${requestedCwd}`, { cwd: requestedCwd, sessionCwd: stored });
   }
 }

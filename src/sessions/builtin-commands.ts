@@ -3,29 +3,28 @@
  * except `/compact`, which asks the model for the summary.
  * @module
  */
-import type { EventSink } from "../../engine/events.ts";
-import { join } from "../../runtime/path.ts";
-import { cwdSlug } from "../../store/cwd-slug.ts";
-import { SessionBusyError } from "../../engine/session.ts";
-import type { AgentContext, PromptResponse } from "../sdk.ts";
-import { broadcast } from "../session-broadcast.ts";
-import type { AgentServices } from "../services.ts";
-import type { LiveSession } from "../session-registry.ts";
-import { setTitle } from "../session-title.ts";
-import { availableCommands } from "./available.ts";
+import type { EventSink, StopReason } from "../engine/events.ts";
+import { SessionBusyError } from "../engine/session.ts";
+import { join } from "../runtime/path.ts";
+import { cwdSlug } from "../store/cwd-slug.ts";
+import type { LiveSession } from "./live-session.ts";
+import { setTitle } from "./live-title.ts";
+import type { AgentServices } from "./services.ts";
+import { broadcast } from "./session-broadcast.ts";
+import { availableCommands } from "./slash-commands.ts";
 
+/** What a built-in command works on. */
 export interface BuiltinContext {
   live: LiveSession;
-  client: AgentContext;
   services: AgentServices;
   emit: EventSink;
 }
 
-type Builtin = (args: string, context: BuiltinContext) => Promise<PromptResponse>;
+type Builtin = (args: string, context: BuiltinContext) => Promise<StopReason>;
 
-async function say(context: BuiltinContext, text: string): Promise<PromptResponse> {
-  await broadcast(context.live, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
-  return { stopReason: "end_turn" };
+async function say(context: BuiltinContext, text: string): Promise<StopReason> {
+  await broadcast(context.live, { type: "message", text });
+  return "end_turn";
 }
 
 function formatTokens(n: number): string {
@@ -68,7 +67,7 @@ const BUILTINS: Record<string, Builtin> = {
     try {
       const outcome = await context.live.agent.compact(context.emit, args.trim() || undefined);
       if (!outcome) return await say(context, "Nothing to compact yet: the conversation is still short.");
-      return { stopReason: "end_turn" };
+      return "end_turn";
     } catch (error) {
       if (error instanceof SessionBusyError) throw error;
       return await say(context, `Compaction failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -76,6 +75,7 @@ const BUILTINS: Record<string, Builtin> = {
   },
 };
 
+/** The built-in command called `name`, if there is one. */
 export function builtinCommand(name: string): Builtin | undefined {
   return Object.hasOwn(BUILTINS, name) ? BUILTINS[name] : undefined;
 }

@@ -13,6 +13,7 @@ import type { Grant } from "./permissions/grants.ts";
 import { bounded, diffContent, partContent, toLocation } from "./projection.ts";
 import type { SessionUpdate } from "./sdk.ts";
 import type { SessionEntry } from "./session-entries.ts";
+import { checkEntry, intactEntries } from "./session-entry-check.ts";
 
 const INTERRUPTED = "Not finished: the agent stopped before this tool call completed.";
 
@@ -28,17 +29,25 @@ export interface RestoredState {
   grants: Grant[];
   plan?: PlanEntry[];
   usage?: Extract<SessionEntry, { type: "usage" }>;
+  /** What was skipped or ignored while reading, for the user. */
+  notices: string[];
 }
 
-function asEntries(entries: readonly StoredEntry[]): SessionEntry[] {
-  return entries as unknown as SessionEntry[];
-}
-
+/**
+ * The state a journal's entries add up to. Entries are checked against the
+ * schemas they were written with; damaged ones are skipped with a notice.
+ */
 export function restoreState(stored: readonly StoredEntry[]): RestoredState {
-  const all: ModelMessage[] = [];
-  const state: RestoredState = { history: [], messageCount: 0, grants: [] };
+  // A damaged message keeps its place (undefined) so compaction's message index still lines up.
+  const all: Array<ModelMessage | undefined> = [];
+  const state: RestoredState = { history: [], messageCount: 0, grants: [], notices: [] };
   let compaction: { summary: string; keptFrom: number } | undefined;
-  for (const entry of asEntries(stored)) {
+  for (const [index, raw] of stored.entries()) {
+    const checked = checkEntry(raw, index + 1);
+    state.notices.push(...checked.notices);
+    if (checked.damagedMessage) all.push(undefined);
+    const entry = checked.entry;
+    if (!entry) continue;
     switch (entry.type) {
       case "message":
         all.push(entry.message);
@@ -49,7 +58,9 @@ export function restoreState(stored: readonly StoredEntry[]): RestoredState {
         if (entry.thinking) state.thinking = entry.thinking;
         break;
       case "title":
-        state.title = entry.title;
+        // null (or an empty title) clears it.
+        if (entry.title) state.title = entry.title;
+        else delete state.title;
         break;
       case "grant":
         state.grants.push(entry.grant);
@@ -66,7 +77,8 @@ export function restoreState(stored: readonly StoredEntry[]): RestoredState {
     }
   }
   state.messageCount = all.length;
-  const kept = compaction ? [summaryMessage(compaction.summary), ...all.slice(compaction.keptFrom)] : all;
+  const intact = (messages: Array<ModelMessage | undefined>) => messages.filter((m): m is ModelMessage => m !== undefined);
+  const kept = compaction ? [summaryMessage(compaction.summary), ...intact(all.slice(compaction.keptFrom))] : intact(all);
   state.history = closeDanglingToolCalls(kept);
   return state;
 }
@@ -90,7 +102,7 @@ function closeDanglingToolCalls(history: ModelMessage[]): ModelMessage[] {
 
 /** The updates that show a stored conversation again, in order, ending with the plan, title and usage. */
 export function replayUpdates(stored: readonly StoredEntry[]): SessionUpdate[] {
-  const entries = asEntries(stored);
+  const entries = intactEntries(stored);
   const results = new Map<string, Extract<SessionEntry, { type: "tool_result" }>>();
   for (const entry of entries) if (entry.type === "tool_result") results.set(entry.toolCallId, entry);
 
@@ -123,7 +135,7 @@ export function replayUpdates(stored: readonly StoredEntry[]): SessionUpdate[] {
         plan = entry.entries;
         break;
       case "title":
-        title = entry.title;
+        title = entry.title ?? undefined;
         break;
       case "usage":
         usage = entry;

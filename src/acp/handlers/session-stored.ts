@@ -168,6 +168,7 @@ export function registerStoredSessions(app: AgentApp, services: AgentServices, s
         return journal;
       },
     });
+    live.notices.push(...[...loaded.warnings, ...restored.notices].map((w) => `Session file: ${w}`));
     const title = `Fork of ${restored.title ?? loaded.header.id}`;
     live.title = title;
     await live.recorder.write({ type: "title", title }, true);

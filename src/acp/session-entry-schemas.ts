@@ -138,6 +138,7 @@ export type SchemasMatchEntries = [
   Assignable<Out<"plan">, EntryOf<"plan">>,
   Assignable<Out<"compaction">, EntryOf<"compaction">>,
   Assignable<Out<"usage">, EntryOf<"usage">>,
+  Assignable<Out<"title">, EntryOf<"title">>,
   Assignable<EntryOf<"config">, Out<"config">>,
 ];
 

@@ -6,6 +6,7 @@
 import type { EventSink } from "../../engine/events.ts";
 import { join } from "../../runtime/path.ts";
 import { cwdSlug } from "../../store/cwd-slug.ts";
+import { claimTitle } from "../../store/title-claim.ts";
 import { SessionBusyError } from "../../engine/session.ts";
 import type { AgentContext, PromptResponse } from "../sdk.ts";
 import { broadcast } from "../session-broadcast.ts";
@@ -34,10 +35,21 @@ function formatTokens(n: number): string {
 
 const BUILTINS: Record<string, Builtin> = {
   async name(args, context) {
-    const title = args.trim().replace(/\s+/g, " ");
+    const title = args.trim().replace(/\s+/g, " ").slice(0, 200);
     if (!title) return await say(context, "Usage: /name <title>");
-    await setTitle(context.live, title.slice(0, 200));
-    return await say(context, `Session renamed to "${context.live.title}".`);
+    const { live, services } = context;
+    const previous = live.title ?? null;
+    // Titles name sessions (serve's `{ref}`), so one may not take another session's title.
+    const holder = await claimTitle(services.store, title, {
+      ownId: live.agent.id,
+      write: async () => {
+        await setTitle(live, title);
+        return live.agent.id;
+      },
+      withdraw: async () => await setTitle(live, previous),
+    });
+    if (holder === undefined) return await say(context, `Another session is already titled "${title}"; choose another title.`);
+    return await say(context, `Session renamed to "${title}".`);
   },
 
   async session(_args, context) {

@@ -14,6 +14,8 @@ import { configValues, entryProblem, isKnownEntryType } from "./session-entry-sc
 export interface CheckedEntry {
   /** The intact entry; undefined when it was damaged or is of a type we do not know. */
   entry?: SessionEntry;
+  /** Whether the entry was skipped as damaged (an entry of an unknown type is not damaged, only not ours). */
+  damaged: boolean;
   /** Whether a damaged entry was a message (compaction counts messages, damaged ones included). */
   damagedMessage: boolean;
   notices: string[];
@@ -21,16 +23,23 @@ export interface CheckedEntry {
 
 /** Checks one entry; `position` (1 = the first entry after the header) names it in notices. */
 export function checkEntry(stored: StoredEntry, position: number): CheckedEntry {
-  if (!isKnownEntryType(stored.type)) return { damagedMessage: false, notices: [] };
   const problem = entryProblem(stored);
   if (problem !== undefined) {
-    return { damagedMessage: stored.type === "message", notices: [`${describe(stored, position)} was damaged (${problem}) and was skipped`] };
+    const notice = `${describe(stored, position)} was damaged (${problem}) and was skipped`;
+    return { damaged: true, damagedMessage: stored.type === "message", notices: [notice] };
   }
+  if (!isKnownEntryType(stored.type)) return { damaged: false, damagedMessage: false, notices: [] };
   if (stored.type === "config") {
     const { values, notices } = configValues(stored);
-    return { entry: { type: "config", ...values }, damagedMessage: false, notices: notices.map((n) => `${describe(stored, position)}: ${n}`) };
+    const entry: SessionEntry = { type: "config", ...values };
+    return { entry, damaged: false, damagedMessage: false, notices: notices.map((n) => `${describe(stored, position)}: ${n}`) };
   }
-  return { entry: stored as unknown as SessionEntry, damagedMessage: false, notices: [] };
+  return { entry: stored as unknown as SessionEntry, damaged: false, damagedMessage: false, notices: [] };
+}
+
+/** The entries worth copying into a fork: all but the damaged ones (entries of unknown types included). */
+export function undamagedEntries(stored: readonly StoredEntry[]): StoredEntry[] {
+  return stored.filter((entry, index) => !checkEntry(entry, index + 1).damaged);
 }
 
 /** The intact entries of acp-edge's own types, in order (for replays, where notices were already given). */

@@ -15,13 +15,13 @@ import type { FileDiff, PlanEntry, ToolKind, ToolLocation, ToolOutputPart } from
 import type { Grant } from "./permissions/grants.ts";
 import type { SessionEntry } from "./session-entries.ts";
 
-/** Free-form values (tool input, details) deeper than this are refused: serialising them later could overflow the stack. */
-export const MAX_VALUE_DEPTH = 128;
+/** Entries nested deeper than this are refused, whatever their type: serialising them again could overflow the stack. */
+export const MAX_ENTRY_DEPTH = 128;
 
 type EntryOf<T extends SessionEntry["type"]> = Extract<SessionEntry, { type: T }>;
 
-/** Any JSON value, nested at most MAX_VALUE_DEPTH deep (checked without recursion). */
-const JsonValue = v.custom<unknown>((value) => withinDepth(value, MAX_VALUE_DEPTH), `nested deeper than ${MAX_VALUE_DEPTH} levels`);
+/** Any JSON value (free-form tool input; the depth of the whole entry is checked once, in entryProblem). */
+const JsonValue = v.unknown();
 
 const ProviderDataSchema: v.GenericSchema<ProviderData> = v.record(v.string(), v.record(v.string(), JsonValue));
 
@@ -100,7 +100,7 @@ export const ENTRY_SCHEMAS = {
     content: v.optional(v.array(ToolOutputPartSchema)),
     locations: v.optional(v.array(ToolLocationSchema)),
     diff: v.optional(FileDiffSchema),
-    details: v.optional(v.pipe(v.record(v.string(), v.unknown()), v.check((d) => withinDepth(d, MAX_VALUE_DEPTH), `nested deeper than ${MAX_VALUE_DEPTH} levels`))),
+    details: v.optional(v.record(v.string(), JsonValue)),
     exit: v.optional(v.looseObject({ exitCode: v.nullable(v.number()), signal: v.nullable(v.string()) })),
   }),
   config: ConfigEntry,
@@ -147,8 +147,12 @@ export function isKnownEntryType(type: string): type is keyof typeof ENTRY_SCHEM
   return Object.hasOwn(ENTRY_SCHEMAS, type);
 }
 
-/** Why `entry` does not have the shape of its type, or undefined when it does (or its type is not ours). */
+/**
+ * Why `entry` cannot be used: nested too deep (any type), or not the shape
+ * of its type (our types; others are kept unchecked). Undefined when fine.
+ */
 export function entryProblem(entry: { type: string }): string | undefined {
+  if (!withinDepth(entry, MAX_ENTRY_DEPTH)) return `nested deeper than ${MAX_ENTRY_DEPTH} levels`;
   if (!isKnownEntryType(entry.type)) return undefined;
   const result = v.safeParse(ENTRY_SCHEMAS[entry.type] as v.GenericSchema<unknown, unknown>, entry);
   if (result.success) return undefined;
@@ -181,7 +185,7 @@ export function configValues(entry: Readonly<Record<string, unknown>>): {
   return { values, notices };
 }
 
-/** Whether `value` nests no deeper than `max` arrays/objects. */
+/** Whether `value` nests no deeper than `max` arrays/objects (checked without recursion). */
 function withinDepth(value: unknown, max: number): boolean {
   const stack: Array<[unknown, number]> = [[value, 0]];
   while (stack.length > 0) {

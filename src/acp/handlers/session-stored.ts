@@ -17,6 +17,7 @@ import { announceSession } from "../session-announce.ts";
 import { configOptions, modeState } from "../session-config.ts";
 import { reviveSession, storeFailure } from "../session-lookup.ts";
 import type { LiveSession } from "../session-registry.ts";
+import { undamagedEntries } from "../session-entry-check.ts";
 import { replayUpdates, restoreState } from "../session-restore.ts";
 
 const ForkParams = v.object({
@@ -160,7 +161,8 @@ export function registerStoredSessions(app: AgentApp, services: AgentServices, s
       restored,
       journal: async (id) => {
         const journal = await services.store.create({ id, cwd: params.cwd, additionalDirectories: directories, forkedFrom: loaded.header.id });
-        for (const entry of loaded.entries) {
+        // Damaged entries stay behind: the fork starts from what was restored.
+        for (const entry of undamagedEntries(loaded.entries)) {
           const { at: _at, ...rest } = entry;
           await journal.append(rest as typeof entry);
         }

@@ -8,23 +8,7 @@ import { acp } from "../helpers/acp-client.ts";
 import { RUNTIMES } from "../helpers/agent-process.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 import { finalStatus, startScenario, toolText, type Scenario } from "../helpers/scenario.ts";
-
-/** Linear-time, but each of these lines costs the engine a good fraction of a second: the search runs for a minute. */
-const SLOW_PATTERN = "(\\p{L}[\\p{L} ]{100}){10}\\p{N}";
-
-function slowFile(lines: number, length: number): string {
-  let seed = 7;
-  const out: string[] = [];
-  for (let l = 0; l < lines; l++) {
-    let line = "";
-    for (let i = 0; i < length; i++) {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      line += "abcdefghij "[seed % 11];
-    }
-    out.push(line);
-  }
-  return `${out.join("\n")}\n`;
-}
+import { SLOW_PATTERN, slowFile } from "../helpers/slow-grep.ts";
 
 describe.each(RUNTIMES)("grep bounds on %s", (runtime) => {
   let s: Scenario | undefined;

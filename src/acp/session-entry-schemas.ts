@@ -54,7 +54,12 @@ export const ModelMessageSchema: v.GenericSchema<ModelMessage> = v.variant("role
 ]);
 
 const TOOL_KINDS = ["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"] as const satisfies readonly ToolKind[];
-const ToolLocationSchema: v.GenericSchema<ToolLocation> = v.looseObject({ path: v.string(), line: v.optional(v.number()) });
+/** Token counts and sizes: what ACP's `usage_update` accepts (integers, not negative). */
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const ToolLocationSchema: v.GenericSchema<ToolLocation> = v.looseObject({
+  path: v.string(),
+  line: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4294967295))),
+});
 const ToolOutputPartSchema: v.GenericSchema<ToolOutputPart> = v.variant("type", [TextPart, ImagePart]);
 const FileDiffSchema: v.GenericSchema<FileDiff> = v.looseObject({ path: v.string(), oldText: v.nullable(v.string()), newText: v.string() });
 const PlanEntrySchema: v.GenericSchema<PlanEntry> = v.looseObject({
@@ -112,17 +117,17 @@ export const ENTRY_SCHEMAS = {
     type: v.literal("compaction"),
     summary: v.string(),
     keptFrom: v.pipe(v.number(), v.integer(), v.minValue(0)),
-    tokensBefore: v.number(),
+    tokensBefore: Count,
   }),
   usage: v.looseObject({
     type: v.literal("usage"),
-    used: v.number(),
-    size: v.number(),
-    cost: v.optional(v.number()),
-    input: v.number(),
-    output: v.number(),
-    cacheRead: v.number(),
-    cacheWrite: v.number(),
+    used: Count,
+    size: Count,
+    cost: v.optional(v.pipe(v.number(), v.minValue(0))),
+    input: Count,
+    output: Count,
+    cacheRead: Count,
+    cacheWrite: Count,
   }),
 } satisfies { [T in SessionEntry["type"]]: v.GenericSchema<unknown, unknown> };
 

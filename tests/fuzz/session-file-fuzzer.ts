@@ -18,6 +18,8 @@ import { checkEntry } from "../../src/acp/session-entry-check.ts";
 import { replayUpdates, restoreState } from "../../src/acp/session-restore.ts";
 import { createJsonlStore } from "../../src/store/jsonl-store.ts";
 import { StoreError, type SessionStore } from "../../src/store/types.ts";
+// The SDK's own schema for `session/update`, to hold every replayed update to the protocol (not a public export).
+import { zSessionNotification } from "../../node_modules/@agentclientprotocol/sdk/dist/v1/schema/zod.gen.js";
 import { acp } from "../helpers/acp-client.ts";
 import type { CorpusSession } from "./session-file-corpus.ts";
 import type { InProcessAgent } from "./session-file-agent.ts";
@@ -169,14 +171,18 @@ async function checkReader(context: CheckContext, bytes: Uint8Array, counting: b
     }
     return `reading the file threw ${describeError(error)}`;
   }
+  let updates;
   try {
     const restored = restoreState(loaded.entries);
     JSON.stringify(restored.history);
-    JSON.stringify(replayUpdates(loaded.entries));
+    updates = replayUpdates(loaded.entries);
+    JSON.stringify(updates);
     if (counting) context.report.skippedEntries += restored.notices.filter((n) => n.includes("was damaged")).length;
   } catch (error) {
     return `restoring the entries threw ${describeError(error)}`;
   }
+  const invalid = invalidUpdate(updates.map((update) => ({ method: "session/update", params: { sessionId: context.corpus.sessionId, update } })));
+  if (invalid) return invalid;
   // Every entry line that survived byte for byte must come back as an intact entry.
   const expected = new Map<string, number>();
   for (const line of lines.slice(1)) {
@@ -201,6 +207,7 @@ async function checkFullLoad(context: CheckContext, agent: InProcessAgent, bytes
   const lines = splitLines(bytes).map((l) => decoder.decode(l));
   const { sessionId, cwd } = context.corpus;
   const request = agent.client.agent;
+  const from = agent.client.received.length;
   try {
     await request.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
   } catch (error) {
@@ -214,6 +221,19 @@ async function checkFullLoad(context: CheckContext, agent: InProcessAgent, bytes
     return `the turn after loading failed: ${describeError(error)}`;
   } finally {
     await request.request(acp.methods.agent.session.close, { sessionId }).catch(() => undefined);
+  }
+  return invalidUpdate(agent.client.received.slice(from));
+}
+
+/** The first `session/update` that ACP's schema rejects, described (a client drops such updates with only a log line). */
+function invalidUpdate(messages: Array<Record<string, unknown>>): string | undefined {
+  for (const message of messages) {
+    if (message.method !== "session/update") continue;
+    const parsed = zSessionNotification.safeParse(message.params);
+    if (parsed.success) continue;
+    const issue = parsed.error.issues[0];
+    const update = JSON.stringify((message.params as { update?: unknown }).update)?.slice(0, 300);
+    return `the agent sent an invalid session/update (${issue?.path.join(".")}: ${issue?.message}): ${update}`;
   }
   return undefined;
 }

@@ -53,4 +53,11 @@ describe("restoring checked entries", () => {
     const updates = replayUpdates([{ type: "title", title: "a" }, { type: "title", title: null }]);
     expect(updates.some((u) => u.sessionUpdate === "session_info_update")).toBe(false);
   });
+
+  test("usage a client would reject (negative or fractional counts) is skipped, the last good one replayed", () => {
+    const good = { type: "usage", used: 10, size: 100, input: 1, output: 2, cacheRead: 0, cacheWrite: 0 };
+    const updates = replayUpdates([good, { ...good, used: -1 }, { ...good, size: 1.5 }]);
+    expect(updates).toEqual([{ sessionUpdate: "usage_update", used: 10, size: 100 }]);
+  });
 });
+

@@ -6,11 +6,12 @@
  * stay inside the session's roots.
  * @module
  */
-import ignore from "ignore";
+import type ignore from "ignore";
 import { errorCode, isNotFound, readDir, readTextFile, realPath, stat, statOrUndefined } from "../runtime/fs.ts";
 import { dirname, join, relative } from "../runtime/path.ts";
 import { platform } from "../runtime/process.ts";
 import { globMatcher } from "./glob-regex.ts";
+import { linearIgnore } from "./linear-ignore.ts";
 import { UnsupportedRegexError } from "./linear-regex.ts";
 import { containingRoot, isWithin, toPosix } from "./paths.ts";
 import { ToolError } from "./types.ts";
@@ -151,7 +152,7 @@ function isIgnored(levels: IgnoreLevel[], relativePath: string, isDirectory: boo
 
 /** Rules from `text`, for a rules file in the walk-relative directory `dirRelative`. */
 function makeLevel(text: string, dirRelative: string): IgnoreLevel {
-  const rules = ignore({ ignorecase: CASE_INSENSITIVE_FS, allowRelativePaths: true }).add(text);
+  const rules = linearIgnore(text, { ignorecase: CASE_INSENSITIVE_FS, allowRelativePaths: true });
   const prefix = dirRelative === "" ? "" : `${dirRelative}/`;
   return { rules, toLevel: (rel) => (prefix !== "" && rel.startsWith(prefix) ? rel.slice(prefix.length) : rel) };
 }

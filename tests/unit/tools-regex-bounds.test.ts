@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findTool } from "../../src/tools/find.ts";
 import { GREP_LINE_COST_BUDGET, grepTool } from "../../src/tools/grep.ts";
+import ignore from "ignore";
+import { linearIgnore } from "../../src/tools/linear-ignore.ts";
 import { compileLinearRegex } from "../../src/tools/linear-regex.ts";
 import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
 import type { ToolResult, Workspace } from "../../src/tools/types.ts";
@@ -83,5 +85,30 @@ describe("globs run in linear time", () => {
     );
     const result = await findTool.execute({ pattern: "!*.txt" }, { workspace, signal: new AbortController().signal });
     expect(textOf(result)).toBe("code.ts");
+  });
+});
+
+describe(".gitignore rules run in linear time", () => {
+  const HOSTILE = "a/**/a/**/a/**/a/**/a/**/a/**/a/**/a/**/b";
+
+  test("a rule with many ** does not stall a walk through deep directories", async () => {
+    const deep = join(root, "deep");
+    const dirs = join(deep, ...Array.from({ length: 60 }, () => "a"));
+    mkdirSync(dirs, { recursive: true });
+    writeFileSync(join(dirs, "c.txt"), "needle\n");
+    writeFileSync(join(deep, ".gitignore"), `${HOSTILE}\n`);
+    const deepWorkspace = await createLocalWorkspace(deep, []);
+    const result = await grepTool.execute({ pattern: "needle" }, { workspace: deepWorkspace, signal: new AbortController().signal });
+    expect(textOf(result)).toContain("c.txt:1: needle");
+  });
+
+  test("rules decide exactly as the ignore package does", () => {
+    const rules = ["*.log", "build/", "a/**/b", "!keep.log", "/root.txt", "**/x", "foo?", "[abc]d", "docs/*.md", "*.[Tt][Ss]", "x/**", "[[:alpha:]]z", "*a*b*c", "[^a]b", "a[]b", "dir/", "!dir/keep", HOSTILE];
+    const paths = ["a.log", "b/a.log", "build", "build/x", "a/b", "a/x/y/b", "keep.log", "root.txt", "s/root.txt", "q/x", "fooz", "ad", "docs/a.md", "docs/s/a.md", "f.TS", "x/y/z", "Az", "xaybzc", "bb", "ab", "a]b", "dir/keep", "dir/other", "a/a/a/a/a/a/a/a/b", "a/a/a/c"];
+    for (const ignorecase of [false, true]) {
+      const reference = ignore({ ignorecase, allowRelativePaths: true }).add(rules.join("\n"));
+      const linear = linearIgnore(rules.join("\n"), { ignorecase, allowRelativePaths: true });
+      for (const path of paths) expect({ path, ...linear.test(path) }).toEqual({ path, ...reference.test(path) });
+    }
   });
 });

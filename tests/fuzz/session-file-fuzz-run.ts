@@ -22,7 +22,8 @@ const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsa
 const started = performance.now();
 console.log(`session-file fuzz: FUZZ_SEED=${seed} FUZZ_COUNT=${count} FUZZ_FULL_EVERY=${fullEvery}${onlyCase !== undefined ? ` FUZZ_CASE=${onlyCase}` : ""}`);
 try {
-  const report = await runSessionFileCampaign({ seed, count, fullEvery, ...(onlyCase !== undefined ? { onlyCase } : {}) });
+  const onProgress = (done: number) => console.log(`  ${done} cases, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  const report = await runSessionFileCampaign({ seed, count, fullEvery, onProgress, ...(onlyCase !== undefined ? { onlyCase } : {}) });
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
   const seconds = (performance.now() - started) / 1000;
   console.log(

@@ -40,6 +40,8 @@ export interface SessionFileFuzzOptions {
   onlyCase?: number;
   /** At most this many mutations per case (default 3). */
   maxMutations?: number;
+  /** Called after every 10,000 cases with the number done. */
+  onProgress?: (done: number) => void;
 }
 
 export interface SessionFileFuzzReport {
@@ -117,6 +119,7 @@ export async function runSessionFileFuzz(options: SessionFileFuzzOptions): Promi
     }
     report.cases++;
     if (full) report.fullChecks++;
+    if (report.cases % 10_000 === 0) options.onProgress?.(report.cases);
   }
   return report;
 }

@@ -15,6 +15,7 @@ export interface CampaignOptions {
   count: number;
   fullEvery: number;
   onlyCase?: number;
+  onProgress?: (done: number) => void;
 }
 
 /** Runs a campaign; throws SessionFileFuzzFailure on a broken invariant. */
@@ -37,6 +38,7 @@ export async function runSessionFileCampaign(options: CampaignOptions): Promise<
         fullEvery: options.fullEvery,
         ...(agent ? { agent } : {}),
         ...(options.onlyCase !== undefined ? { onlyCase: options.onlyCase } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       });
     } finally {
       await agent?.close();

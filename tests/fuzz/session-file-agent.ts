@@ -6,9 +6,9 @@
  */
 import type { FauxStep } from "../../src/models/faux-script.ts";
 import { serveConnection } from "../../src/acp/agent-app.ts";
-import { buildServices } from "../../src/cli/services.ts";
+import { buildServices } from "../../src/cli/build-services.ts";
 import { createMessageStream } from "../../src/transport/message-stream.ts";
-import type { AgentServices } from "../../src/acp/services.ts";
+import type { AgentServices } from "../../src/sessions/services.ts";
 import { acp, connectStream, initialize, type ClientOptions, type TestClient } from "../helpers/acp-client.ts";
 
 export interface InProcessAgent {

@@ -126,9 +126,11 @@ async function runSequence(o: FuzzOptions, indices: number[], batches: boolean, 
 /** Shrinks `indices` while the same kind of finding still shows, within the time budget. */
 async function shrink(o: FuzzOptions, indices: number[], kind: Finding["kind"]): Promise<number[]> {
   const deadline = Date.now() + o.shrinkSeconds * 1000;
+  // A wedge shows as a timeout: trials wait less, answers normally take milliseconds.
+  const trial = { ...o, timeoutMs: Math.min(o.timeoutMs, 4000) };
   const fails = async (candidate: number[]) => {
     if (Date.now() > deadline) return false;
-    const { finding } = await runSequence(o, candidate, false);
+    const { finding } = await runSequence(trial, candidate, false);
     return finding?.kind === kind;
   };
   // The culprit is most often near the end: try growing tails first.

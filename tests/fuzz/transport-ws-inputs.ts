@@ -60,7 +60,7 @@ const MUTATIONS: [number, Mutation][] = [
   [2, (rng) => ({ label: "close with an invalid UTF-8 reason", frames: [encodeFrame({ opcode: OPCODE.close, payload: closePayload(1000, new Uint8Array([0xff, 0xfe])) }, rng)], close: "may", terminal: true, knownBug: BAD_FRAME })],
   [3, (rng) => {
     const code = rng.chance(0.2) ? undefined : rng.pick(VALID_CLOSE_CODES);
-    return { label: `close ${code ?? "without a code"}`, frames: [encodeFrame({ opcode: OPCODE.close, payload: closePayload(code, enc(rng.pick(["", "bye", "é"]))) }, rng)], close: "may", terminal: true };
+    return { label: `close ${code ?? "without a code"}`, frames: [encodeFrame({ opcode: OPCODE.close, payload: code === undefined ? new Uint8Array(0) : closePayload(code, enc(rng.pick(["", "bye", "é"]))) }, rng)], close: "may", terminal: true };
   }],
   [4, (rng) => ({ label: "text frame with invalid UTF-8", frames: [text(rng, rng.pick([new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), new Uint8Array([0x7b, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]), new Uint8Array([0xc0, 0x80]), new Uint8Array([0x7b, 0xe2, 0x82])]))], close: "must", terminal: true, knownBug: BAD_FRAME })],
   [2, (rng) => {

@@ -51,6 +51,8 @@ export class WsTarget implements FuzzTarget<WsInput> {
   #probes = 0;
   #connections = 0;
   readonly #rng: Prng;
+  /** Picks the route of replacement connections, apart from the mask keys so replays pick alike. */
+  readonly #routes: Prng;
 
   private constructor(
     readonly serve: ServeProcess,
@@ -59,6 +61,7 @@ export class WsTarget implements FuzzTarget<WsInput> {
     readonly timeoutMs: number,
   ) {
     this.#rng = new Prng(seed, 0x5e5);
+    this.#routes = new Prng(seed, 0x4f7);
   }
 
   /** Starts the server and opens a first `/acp` connection. */
@@ -157,7 +160,8 @@ export class WsTarget implements FuzzTarget<WsInput> {
       return;
     }
     if (!this.#live || this.#live.ws.closed) {
-      const finding = await this.#connect("acp");
+      // A connection left behind by the last input is replaced on either route.
+      const finding = await this.#connect(this.#routes.chance(0.3) ? "apc" : "acp");
       if (finding) return this.#fail(finding);
     }
     const live = this.#live!;
@@ -186,7 +190,10 @@ export class WsTarget implements FuzzTarget<WsInput> {
   }
 
   async checkpoint(timeoutMs: number): Promise<Finding | undefined> {
-    if (this.#finding) return this.#finding;
+    if (this.#finding) {
+      await new Promise((r) => setTimeout(r, 100)); // a crash explains a lost connection better
+      return this.#crash() ?? this.#finding;
+    }
     if (!this.#live || this.#live.ws.closed) {
       const finding = await this.#connect("acp");
       if (finding) return finding;

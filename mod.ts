@@ -11,7 +11,7 @@
  * ```
  * @module
  */
-import { runCli } from "./src/cli/main.ts";
+import { exitOnUncaughtError, runCli } from "./src/cli/main.ts";
 import { commandArgs, exitProcess } from "./src/runtime/process.ts";
 import { isMainModule } from "./src/runtime/main-module.ts";
 
@@ -42,4 +42,7 @@ export async function startServer(services: AgentServices, options: ServeOptions
   return await (await import("./src/server/serve.ts")).startServer(services, options);
 }
 
-if (isMainModule(import.meta)) exitProcess(await runCli(commandArgs()));
+if (isMainModule(import.meta)) {
+  exitOnUncaughtError();
+  exitProcess(await runCli(commandArgs()));
+}

@@ -4,6 +4,7 @@
  * @module
  */
 import { guardConnection, type MessageStreamPair } from "./connection-guard.ts";
+import { redactOutbound } from "./outbound-redaction.ts";
 import { newConnectionState, type ConnectionState, type SessionScope } from "./connection-state.ts";
 import { detachAll } from "./session-attach.ts";
 import { registerAuth } from "./handlers/auth.ts";
@@ -45,7 +46,7 @@ export async function serveConnection(services: AgentServices, stream: MessageSt
       if (live?.turnOwner === state.id) live.agent.cancel("the client disconnected");
     }
   };
-  const connection: AgentConnection = app.connect(guardConnection(stream, { onInputEnd: cancelOwnTurns }) as unknown as Stream);
+  const connection: AgentConnection = app.connect(guardConnection(redactOutbound(stream), { onInputEnd: cancelOwnTurns }) as unknown as Stream);
   await connection.closed;
   await detachAll(services, state);
 }

@@ -7,6 +7,8 @@
  * @module
  */
 import { env } from "../runtime/process.ts";
+import { redact } from "../runtime/secrets.ts";
+import { isPosixShell } from "../runtime/spawn.ts";
 import { truncateTail } from "../tools/truncate.ts";
 import type { ExecRequest, ExecResult, Workspace } from "../tools/types.ts";
 import { methods, type AgentContext, type ClientCapabilities } from "./sdk.ts";
@@ -40,7 +42,9 @@ export function clientWorkspace(local: Workspace, client: AgentContext, capabili
 
 /** Runs a command in an editor terminal: create, wait (kill on timeout or cancel), read output, always release. */
 async function execInEditorTerminal(client: AgentContext, sessionId: string, request: ExecRequest): Promise<ExecResult> {
-  const shell = env("SHELL") ?? "/bin/sh";
+  // Only a POSIX-style shell may run the line: the permission gate decided on what such a shell would run.
+  const user = env("SHELL");
+  const shell = user && isPosixShell(user) ? user : "/bin/sh";
   const handle = await client.createTerminal({
     sessionId,
     command: shell,
@@ -68,8 +72,7 @@ async function execInEditorTerminal(client: AgentContext, sessionId: string, req
       exit = outcome.exit;
     }
     const output = await handle.currentOutput();
-    const text = output.output;
-    const tail = truncateTail(text);
+    const tail = truncateTail(visibleOutput(output.output, output.truncated));
     const status = exit ?? output.exitStatus ?? {};
     return {
       exitCode: timedOut || cancelled ? null : (status.exitCode ?? null),
@@ -85,4 +88,15 @@ async function execInEditorTerminal(client: AgentContext, sessionId: string, req
     clearTimeout(timer);
     await handle.release().catch(() => undefined);
   }
+}
+
+/**
+ * The editor's output with secrets hidden before it is cut to the tail, so
+ * the cut cannot leave half a key that redaction no longer recognises. When
+ * the editor dropped the start, the first (partial) line goes too, for the
+ * same reason.
+ */
+function visibleOutput(text: string, truncatedByEditor: boolean): string {
+  const newline = truncatedByEditor ? text.indexOf("\n") : -1;
+  return redact(newline === -1 ? text : text.slice(newline + 1));
 }

@@ -85,14 +85,15 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   const notices: string[] = [];
   const model = await chooseModel(services.registry, services.options.model ?? settings.defaultModel, restored?.model, notices);
 
-  const workspace = await createLocalWorkspace(request.cwd, extra);
+  const id = request.id ?? newSessionId();
+  // Saved command output lives with the session and is deleted with it.
+  const workspace = await createLocalWorkspace(request.cwd, extra, { outputDirectory: () => services.store.outputDirectory(id) });
   const tools = builtinTools;
   const [contextFiles, templates] = await Promise.all([
     loadContextFiles(services.config.home, request.cwd),
     loadPromptTemplates(services.config.home, request.cwd),
   ]);
   const systemPrompt = buildSystemPrompt({ tools, contextFiles, cwd: request.cwd, additionalDirectories: extra, date: new Date() });
-  const id = request.id ?? newSessionId();
   const agent = new AgentSession({
     id,
     workspace,

@@ -9,6 +9,7 @@
 import type { EngineEvent } from "../engine/events.ts";
 import type { FileDiff, ToolLocation, ToolOutputPart } from "../tools/types.ts";
 import type { SessionUpdate, ToolCallContent } from "./sdk.ts";
+import { redactValue } from "../runtime/secrets.ts";
 
 /** rawInput/rawOutput are for display; anything bigger is summarised, never streamed whole. */
 const RAW_LIMIT = 8 * 1024;
@@ -191,6 +192,8 @@ function lastBytes(text: string, limit: number): string {
 export function bounded(value: unknown): unknown {
   let text: string | undefined;
   try {
+    // Redacted before the cut: a cut through a key would leave a piece that redaction no longer recognises.
+    value = redactValue(value);
     text = JSON.stringify(value);
   } catch {
     return { note: "not serialisable" };

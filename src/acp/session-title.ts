@@ -3,14 +3,15 @@
  * in the journal and announced with `session_info_update`.
  * @module
  */
+import { redactSecrets } from "../runtime/secrets.ts";
 import { broadcast } from "./session-broadcast.ts";
 import type { LiveSession } from "./session-registry.ts";
 
 const MAX_LENGTH = 60;
 
-/** A short title from a prompt: its first line, cut at a word boundary. */
+/** A short title from a prompt: its first line, cut at a word boundary (secrets hidden before the cut, which could leave half of one). */
 export function titleFromPrompt(text: string): string | undefined {
-  const line = text.trim().split(/\r?\n/)[0]?.replace(/\s+/g, " ").trim();
+  const line = redactSecrets(text).trim().split(/\r?\n/)[0]?.replace(/\s+/g, " ").trim();
   if (!line) return undefined;
   if (line.length <= MAX_LENGTH) return line;
   const cut = line.slice(0, MAX_LENGTH);

@@ -4,6 +4,7 @@
  * @module
  */
 import { commandArgs, exitProcess } from "../runtime/process.ts";
-import { runCli } from "./main.ts";
+import { exitOnUncaughtError, runCli } from "./main.ts";
 
+exitOnUncaughtError();
 exitProcess(await runCli(commandArgs()));

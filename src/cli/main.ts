@@ -5,9 +5,23 @@
  */
 import { ConfigError } from "../config/settings.ts";
 import { PACKAGE_VERSION } from "../config/version.ts";
-import { printError, printOut, setLogLevel } from "../runtime/log.ts";
+import { logLevel, printError, printOut, setLogLevel } from "../runtime/log.ts";
+import { exitProcess, onUncaughtError } from "../runtime/process.ts";
 import { HELP } from "./help.ts";
 import { parseCommandLine, UsageError } from "./options.ts";
+
+/**
+ * For the executable only: an error nothing caught ends the process as the
+ * runtime would (exit code 1), but its message is redacted like every other
+ * line on stderr instead of being printed raw by the runtime.
+ */
+export function exitOnUncaughtError(): void {
+  onUncaughtError((error) => {
+    const detail = error instanceof Error ? (logLevel() === "debug" && error.stack ? error.stack : error.message) : String(error);
+    printError(`acp-edge: unexpected error: ${detail}`);
+    exitProcess(1);
+  });
+}
 
 /** Runs the command line and resolves with the exit code. */
 export async function runCli(argv: readonly string[]): Promise<number> {

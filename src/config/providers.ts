@@ -62,8 +62,11 @@ export function configuredProviders(settings: Settings): ProviderConfig[] {
       builtIn: false,
     });
   }
+  // Registered as soon as the configuration is known, not when a model is first used: a command
+  // printing the environment must not show a key of a provider this session never called.
   for (const provider of providers) {
     for (const value of Object.values(provider.headers ?? {})) registerSecret(value);
+    if (provider.apiKeyEnv) registerSecret(env(provider.apiKeyEnv));
   }
   return providers;
 }

@@ -7,6 +7,7 @@
 import type { AssistantMessage, FinishCause, ModelClient, ModelRequest, ThinkingPart, ToolCallPart, Usage } from "../models/types.ts";
 import type { EventSink } from "./events.ts";
 import { newMessageId } from "./ids.ts";
+import { StreamRedactor } from "../runtime/secrets.ts";
 
 export interface ModelCallResult {
   message: AssistantMessage;
@@ -36,6 +37,16 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
     return existing;
   };
 
+  // What streams to the editor is redacted as one stream per kind: a key split across two deltas is still hidden.
+  const shownText = new StreamRedactor();
+  const shownThinking = new StreamRedactor();
+  const flushShown = async () => {
+    const text = shownText.end();
+    if (text && textId) await emit({ type: "text_delta", messageId: textId, text });
+    const thought = shownThinking.end();
+    if (thought && thoughtId) await emit({ type: "thinking_delta", messageId: thoughtId, text: thought });
+  };
+
   try {
     for await (const event of model.stream(request)) {
       switch (event.type) {
@@ -44,7 +55,8 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
           const text = part(`text:${event.block}`, () => ({ type: "text" as const, text: "" }));
           text.text += event.text;
           textId ??= newMessageId();
-          await emit({ type: "text_delta", messageId: textId, text: event.text });
+          const shown = shownText.push(event.text);
+          if (shown) await emit({ type: "text_delta", messageId: textId, text: shown });
           break;
         }
         case "thinking": {
@@ -53,7 +65,8 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
           if (event.providerData) thinking.providerData = mergeProviderData(thinking.providerData, event.providerData);
           if (event.text) {
             thoughtId ??= newMessageId();
-            await emit({ type: "thinking_delta", messageId: thoughtId, text: event.text });
+            const shown = shownThinking.push(event.text);
+            if (shown) await emit({ type: "thinking_delta", messageId: thoughtId, text: shown });
           }
           break;
         }
@@ -71,8 +84,11 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
       }
     }
   } catch (error) {
+    // The stream already failed; a failing editor must not replace that error.
+    await flushShown().catch(() => undefined);
     return { message: withoutEmptyParts(message), toolCalls, cause, ...(usage ? { usage } : {}), error };
   }
+  await flushShown();
   return { message: withoutEmptyParts(message), toolCalls, cause, ...(usage ? { usage } : {}) };
 }
 

@@ -6,8 +6,8 @@
  */
 import * as v from "valibot";
 import type { ToolCallPart, ToolResultMessage } from "../models/types.ts";
-import type { ToolAccess, ToolDefinition, ToolDescription, ToolPreview, ToolReport, ToolResult, Workspace } from "../tools/types.ts";
-import { redact } from "../runtime/secrets.ts";
+import type { PathFilter, ToolAccess, ToolDefinition, ToolDescription, ToolPreview, ToolReport, ToolResult, Workspace } from "../tools/types.ts";
+import { StreamRedactor, redact, redactSecrets } from "../runtime/secrets.ts";
 import type { EngineEvent, EventSink } from "./events.ts";
 
 export interface AuthorizationRequest {
@@ -20,7 +20,9 @@ export interface AuthorizationRequest {
   signal: AbortSignal;
 }
 
-export type Authorization = { allowed: true; outsideRootsApproved?: boolean } | { allowed: false; reason: string };
+export type Authorization =
+  | { allowed: true; outsideRootsApproved?: boolean; pathFilter?: PathFilter }
+  | { allowed: false; reason: string };
 
 /** Decides whether a call may run (approval modes, rules and the user's answers live behind this). */
 export type ToolAuthorizer = (request: AuthorizationRequest) => Promise<Authorization>;
@@ -74,7 +76,17 @@ export async function executeCall(
   };
   if (!tool || call.problem) return await fail(call.problem ?? `Tool ${part.name} not found.`);
 
-  const report = (event: ToolReport) => void emit(reportEvent(part.id, event));
+  // Output deltas of one call are one stream: a key split across two deltas is still hidden.
+  const output = new StreamRedactor();
+  const report = (event: ToolReport) => {
+    if (event.type !== "output") return void emit(reportEvent(part.id, event));
+    const delta = output.push(event.delta);
+    if (delta !== "") void emit({ type: "tool_output", toolCallId: part.id, delta });
+  };
+  const flushOutput = async () => {
+    const rest = output.end();
+    if (rest !== "") await emit({ type: "tool_output", toolCallId: part.id, delta: rest });
+  };
   let preview: ToolPreview | undefined;
   if (tool.preview) {
     try {
@@ -83,11 +95,14 @@ export async function executeCall(
       return await failure(error);
     }
     if (preview.diff || preview.locations) {
-      await emit({ type: "tool_call_preview", toolCallId: part.id, ...preview });
+      // The basis stays with the call: only what the editor shows is emitted.
+      const { diff, locations } = preview;
+      await emit({ type: "tool_call_preview", toolCallId: part.id, ...(diff ? { diff } : {}), ...(locations ? { locations } : {}) });
     }
   }
 
   let outsideRootsApproved = false;
+  let pathFilter: PathFilter | undefined;
   if (context.authorize) {
     const access: ToolAccess = tool.access?.(call.input, workspace) ?? { class: "none" };
     const verdict = await context.authorize({
@@ -101,16 +116,21 @@ export async function executeCall(
     });
     if (!verdict.allowed) return await fail(verdict.reason);
     outsideRootsApproved = verdict.outsideRootsApproved ?? false;
+    pathFilter = verdict.pathFilter;
   }
   signal.throwIfAborted();
   await emit({ type: "tool_call_update", toolCallId: part.id, status: "in_progress" });
 
   let result: ToolResult;
   try {
-    result = withoutSecrets(await tool.execute(call.input, { workspace, signal, outsideRootsApproved, report }));
+    // The preview is what was approved: edits and writes check the file still matches it.
+    const toolContext = { workspace, signal, outsideRootsApproved, report, ...(pathFilter ? { pathFilter } : {}), ...(preview ? { preview } : {}) };
+    result = withoutSecrets(await tool.execute(call.input, toolContext));
   } catch (error) {
+    await flushOutput();
     return await failure(error);
   }
+  await flushOutput();
   const details = result.details;
   const exit =
     tool.kind === "execute" && details && "exitCode" in details
@@ -141,7 +161,7 @@ function withoutSecrets(result: ToolResult): ToolResult {
 function reportEvent(toolCallId: string, event: ToolReport): EngineEvent {
   switch (event.type) {
     case "output":
-      return { type: "tool_output", toolCallId, delta: redact(event.delta) };
+      return { type: "tool_output", toolCallId, delta: redactSecrets(event.delta) };
     case "terminal":
       return { type: "tool_terminal", toolCallId, terminalId: event.terminalId };
     case "plan":

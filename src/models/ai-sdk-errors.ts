@@ -4,7 +4,7 @@
  * words. Never request headers, never the key.
  * @module
  */
-import { redact } from "../runtime/secrets.ts";
+import { MIN_SECRET_LENGTH, REDACTED, redact, registerSecret } from "../runtime/secrets.ts";
 import { ModelError, type ProviderEndpoint } from "./types.ts";
 
 const MAX_DETAIL = 300;
@@ -27,6 +27,9 @@ function displayUrl(endpoint: ProviderEndpoint): string {
  */
 export function toModelError(error: unknown, endpoint: ProviderEndpoint): ModelError {
   if (error instanceof ModelError) return error;
+  // A client made outside the configuration (the public API, tests) may not have registered its key;
+  // it must be known before any provider text is cut, or a cut could leave part of it.
+  for (const secret of endpointSecrets(endpoint)) registerSecret(secret);
   const inner = unwrapRetry(error);
   const status = statusOf(inner);
   let message: string;
@@ -117,21 +120,24 @@ function networkProblem(error: unknown): string | undefined {
   return undefined;
 }
 
+/** The endpoint's key and the values of its credential-like headers. */
+function endpointSecrets(endpoint: ProviderEndpoint): Array<string | undefined> {
+  const credentialHeaders = Object.entries(endpoint.headers ?? {}).filter(([name]) => /auth|key|token|secret|cookie/i.test(name));
+  return [endpoint.apiKey, ...credentialHeaders.map(([, value]) => value)];
+}
+
 function scrub(text: string, endpoint: ProviderEndpoint): string {
   let out = text;
   // The key and credential headers may not be registered as secrets yet; hide them regardless.
-  const credentialHeaders = Object.entries(endpoint.headers ?? {}).filter(([name]) =>
-    /auth|key|token|secret|cookie/i.test(name),
-  );
-  const secrets = [endpoint.apiKey, ...credentialHeaders.map(([, value]) => value)];
-  for (const secret of secrets) {
-    if (secret && secret.length >= 8) out = out.split(secret).join("[redacted]");
+  for (const secret of endpointSecrets(endpoint)) {
+    if (secret && secret.length >= MIN_SECRET_LENGTH) out = out.split(secret).join(REDACTED);
   }
   return redact(out);
 }
 
 function clip(text: string): string {
-  const oneLine = text.replace(/\s+/g, " ").trim();
+  // Hidden before the cut, which could otherwise leave part of a key that redaction no longer recognises.
+  const oneLine = redact(text).replace(/\s+/g, " ").trim();
   return oneLine.length > MAX_DETAIL ? `${oneLine.slice(0, MAX_DETAIL - 1)}…` : oneLine;
 }
 

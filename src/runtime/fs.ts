@@ -161,8 +161,14 @@ async function writeDestination(target: string): Promise<string> {
  * directories, and removes the temporary file on any failure. Refuses a
  * target that exists and is not a regular file (`EISDIR`, `EINVAL`) without
  * opening it, so a FIFO or device is never blocked on or truncated.
+ *
+ * With `ifUnchanged`, a target that is created, removed, replaced or modified
+ * while the new content is being written is left as it is and the write
+ * fails with `ECHANGED`: someone else's change is not lost. Creating a file
+ * is then exclusive (a hard link, where the file system has them); replacing
+ * one compares it with its state at the start right before the rename.
  */
-export async function writeFileAtomic(target: string, content: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(target: string, content: string | Uint8Array, options: { ifUnchanged?: boolean } = {}): Promise<void> {
   const destination = await writeDestination(target);
   const existing = await fs.stat(destination).catch((error: unknown) => {
     if (isNotFound(error)) return undefined;
@@ -191,13 +197,40 @@ export async function writeFileAtomic(target: string, content: string | Uint8Arr
     await handle.sync();
     await handle.close();
     handle = undefined;
-    await fs.rename(temporary, destination);
+    if (options.ifUnchanged) await replaceIfUnchanged(temporary, destination, existing);
+    else await fs.rename(temporary, destination);
   } catch (error) {
     await handle?.close().catch(() => undefined);
     await fs.rm(temporary, { force: true }).catch(() => undefined);
     throw error;
   }
   await syncDirectory(directory);
+}
+
+/** Moves `temporary` to `destination` only while the destination still is what `before` describes (absent when undefined). */
+async function replaceIfUnchanged(temporary: string, destination: string, before: import("node:fs").Stats | undefined): Promise<void> {
+  const changed = () => fsError("ECHANGED", `changed while being written, write '${destination}'`);
+  if (!before) {
+    try {
+      // link() never replaces an existing name: creation is exclusive.
+      await fs.link(temporary, destination);
+      await fs.rm(temporary, { force: true });
+      return;
+    } catch (error) {
+      if (errorCode(error) === "EEXIST") throw changed();
+      // No hard links here (some file systems): fall back to checking, then renaming.
+    }
+  }
+  const now = await fs.stat(destination).catch((error: unknown) => {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  });
+  const same =
+    before === undefined
+      ? now === undefined
+      : now !== undefined && now.ino === before.ino && now.size === before.size && now.mtimeMs === before.mtimeMs && now.ctimeMs === before.ctimeMs;
+  if (!same) throw changed();
+  await fs.rename(temporary, destination);
 }
 
 /** Makes a rename durable; not every platform can open a directory, so failures are ignored. */

@@ -47,6 +47,11 @@ export interface ShellProcess {
 }
 
 const SH_LIKE = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash"]);
+
+/** Whether `shell` (a path) names a POSIX-style shell: the permission gate reads command lines as one would. */
+export function isPosixShell(shell: string): boolean {
+  return path.isAbsolute(shell) && SH_LIKE.has(path.basename(shell));
+}
 /** Reading pauses while this much output waits for the consumer, so a slow consumer blocks the command, not memory. */
 const QUEUE_HIGH_WATER = 256 * 1024;
 const QUEUE_LOW_WATER = 64 * 1024;
@@ -177,10 +182,10 @@ export interface TempFile {
   close(): Promise<void>;
 }
 
-/** Creates `<tmpdir>/<prefix><random hex>.log`, readable only by this user. */
-export async function createTempFile(prefix: string): Promise<TempFile> {
+/** Creates `<directory>/<prefix><random hex>.log` (directory defaults to the system temp directory), readable only by this user. */
+export async function createTempFile(prefix: string, directory: string = os.tmpdir()): Promise<TempFile> {
   const random = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
-  const file = path.join(os.tmpdir(), `${prefix}${random}.log`);
+  const file = path.join(directory, `${prefix}${random}.log`);
   const handle = await fs.open(file, "wx", 0o600);
   let closed = false;
   return {

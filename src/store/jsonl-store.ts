@@ -14,10 +14,12 @@ import {
   readDir,
   readTextFile,
   removeFile,
+  removeTree,
   statOrUndefined,
   syncDirectoryEntries,
 } from "../runtime/fs.ts";
 import { dirname, join } from "../runtime/path.ts";
+import { redactValue } from "../runtime/secrets.ts";
 import { cwdSlug } from "./cwd-slug.ts";
 import { parseJournal } from "./journal-reader.ts";
 import { JsonlJournal, openJournalOf } from "./jsonl-journal.ts";
@@ -36,6 +38,12 @@ import {
 } from "./types.ts";
 
 const SUFFIX = ".jsonl";
+/** `<id>.outputs/` beside `<id>.jsonl`: the session's saved command output. */
+const OUTPUTS_SUFFIX = ".outputs";
+
+function outputsOf(file: string): string {
+  return `${file.slice(0, -SUFFIX.length)}${OUTPUTS_SUFFIX}`;
+}
 /** Files summarised at once by `list`. */
 const LIST_CONCURRENCY = 32;
 
@@ -107,7 +115,7 @@ export function createJsonlStore(dir: string): SessionStore {
           createdAt: new Date().toISOString(),
           ...(input.forkedFrom === undefined ? {} : { forkedFrom: input.forkedFrom }),
         };
-        await createExclusive(file, `${JSON.stringify(header)}\n`, 0o600);
+        await createExclusive(file, `${JSON.stringify(redactValue(header))}\n`, 0o600);
         // The new name (and a new cwd folder) must survive a crash as well as the bytes.
         await syncDirectoryEntries(folder);
         await syncDirectoryEntries(dirname(folder));
@@ -172,6 +180,7 @@ export function createJsonlStore(dir: string): SessionStore {
       try {
         await removeFile(file);
         openJournalOf(file)?.markDeleted();
+        await removeTree(outputsOf(file));
         known.delete(id);
         if (!lock) await removeFile(lockPath);
         await syncDirectoryEntries(dirname(file));
@@ -184,6 +193,17 @@ export function createJsonlStore(dir: string): SessionStore {
 
     async exists(id) {
       return isValidSessionId(id) && (await findFile(id)) !== undefined;
+    },
+
+    async outputDirectory(id) {
+      assertSessionId(id);
+      const outputs = outputsOf(await requireFile(id));
+      try {
+        await makeDirectory(outputs, 0o700);
+      } catch (error) {
+        throw ioError(id, "create the output directory of", error);
+      }
+      return outputs;
     },
   };
 }

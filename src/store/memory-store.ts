@@ -4,6 +4,9 @@
  * so callers see exactly what a file would have given back.
  * @module
  */
+import { makeDirectory, removeTree } from "../runtime/fs.ts";
+import { join } from "../runtime/path.ts";
+import { processTempDirectory } from "../runtime/process-temp.ts";
 import { entryLine } from "./entry-line.ts";
 import { pageOf } from "./list-cursor.ts";
 import { assertSessionId, isValidSessionId } from "./session-id.ts";
@@ -29,6 +32,8 @@ interface MemorySession {
 /** A store that forgets everything when the process ends. */
 export function createMemoryStore(): SessionStore {
   const sessions = new Map<string, MemorySession>();
+  /** Session id → its directory in the process temp area, once one was made. */
+  const outputDirectories = new Map<string, string>();
 
   function journalFor(session: MemorySession): SessionJournal {
     let closed = false;
@@ -119,6 +124,18 @@ export function createMemoryStore(): SessionStore {
       assertSessionId(id);
       // Nothing here is shared with another process, so nothing can refuse.
       sessions.delete(id);
+      const outputs = outputDirectories.get(id);
+      outputDirectories.delete(id);
+      if (outputs) await removeTree(outputs);
+    },
+
+    async outputDirectory(id) {
+      find(id);
+      // Nothing of a memory session outlives the process: its files go in the process's temp area, removed at exit.
+      const outputs = join(processTempDirectory(), id);
+      await makeDirectory(outputs, 0o700);
+      outputDirectories.set(id, outputs);
+      return outputs;
     },
 
     async exists(id) {

@@ -71,6 +71,11 @@ export interface SessionStore {
   delete(id: string): Promise<void>;
   /** Whether a session with this id exists. */
   exists(id: string): Promise<boolean>;
+  /**
+   * A private directory (0700) for files that belong to the session, such as
+   * full command output; made on first call, removed by `delete`.
+   */
+  outputDirectory(id: string): Promise<string>;
 }
 
 /** Why a store operation failed. */

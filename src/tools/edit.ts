@@ -6,6 +6,8 @@
  * @module
  */
 import * as v from "valibot";
+import type { FileInfo } from "../runtime/fs.ts";
+import { basisOf, ensureUnchanged } from "./change-basis.ts";
 import { createMatcher } from "./edit-match.ts";
 import { withFileLock } from "./file-lock.ts";
 import { displayPath, toAbsolute } from "./paths.ts";
@@ -152,7 +154,7 @@ function firstDifferingLine(a: string, b: string): number {
 }
 
 /** Reads the file to edit (an editor may serve its unsaved buffer), refusing what an edit cannot safely rewrite. */
-async function readOriginal(workspace: Workspace, target: ChangeTarget, signal: AbortSignal): Promise<string> {
+async function readOriginal(workspace: Workspace, target: ChangeTarget, signal: AbortSignal): Promise<{ text: string; info: FileInfo }> {
   const info = await inspectTarget(target, "edit");
   if (!info) throw new ToolError(`File not found: ${target.shown}`);
   if (info.size > MAX_EDIT_FILE_BYTES) {
@@ -163,7 +165,7 @@ async function readOriginal(workspace: Workspace, target: ChangeTarget, signal: 
   if (text.includes("\uFFFD") && !isValidUtf8(await workspace.readFileBytes(target.absolute))) {
     throw new ToolError(`${target.shown} is not valid UTF-8 text; editing it would corrupt it.`);
   }
-  return text;
+  return { text, info };
 }
 
 function isValidUtf8(bytes: Uint8Array): boolean {
@@ -174,9 +176,6 @@ function isValidUtf8(bytes: Uint8Array): boolean {
     return false;
   }
 }
-
-// What each call's preview saw, so an execute that no longer applies can say the file changed meanwhile.
-const previewed = new WeakMap<object, string>();
 
 export const editTool: ToolDefinition<typeof EditInput> = {
   name: "edit",
@@ -206,30 +205,23 @@ export const editTool: ToolDefinition<typeof EditInput> = {
   async preview(input, context: ToolContext): Promise<ToolPreview> {
     const target = await previewChangeTarget(input.path, context);
     if (!target) return { locations: [{ path: toAbsolute(input.path, context.workspace.cwd) }] };
-    const original = await readOriginal(context.workspace, target, context.signal);
+    const { text: original, info } = await readOriginal(context.workspace, target, context.signal);
     const { newText, firstChangedLine } = applyEdits(original, input.edits, target.shown);
-    previewed.set(input, original);
     return {
       diff: { path: target.absolute, oldText: original, newText },
       locations: [{ path: target.absolute, line: firstChangedLine }],
+      basis: basisOf(info, original),
     };
   },
 
-  async execute(input, { workspace, signal, outsideRootsApproved }): Promise<ToolResult> {
+  async execute(input, { workspace, signal, outsideRootsApproved, preview }): Promise<ToolResult> {
     signal.throwIfAborted();
     const target = await resolveChangeTarget(input.path, workspace, "edited", outsideRootsApproved);
     return await withFileLock(target.real, async () => {
-      const original = await readOriginal(workspace, target, signal);
-      let applied: AppliedEdits;
-      try {
-        applied = applyEdits(original, input.edits, target.shown);
-      } catch (error) {
-        const seen = previewed.get(input);
-        if (error instanceof ToolError && seen !== undefined && seen !== original) {
-          throw new ToolError(`${error.message} ${target.shown} changed after this edit was previewed; read it again before editing.`);
-        }
-        throw error;
-      }
+      const { text: original, info } = await readOriginal(workspace, target, signal);
+      // Checked last before writing, under the lock: the approved diff was worked out from the basis.
+      ensureUnchanged(preview?.basis, info, original, target.shown, "edit");
+      const applied = applyEdits(original, input.edits, target.shown);
       await writeThrough(workspace, target, applied.newText, signal);
       const count = input.edits.length;
       return {

@@ -3,7 +3,8 @@
  * glob matcher they share. Behaves like `rg --hidden` / `fd --hidden`:
  * dotfiles are included, `.git/` never is, `.gitignore` files at every level
  * and `.git/info/exclude` are honoured, symlinks are followed only while they
- * stay inside the session's roots.
+ * stay inside the session's roots, and entries the permission rules withhold
+ * (a `PathFilter`) are neither yielded nor entered.
  * @module
  */
 import ignore from "ignore";
@@ -12,6 +13,7 @@ import { errorCode, isNotFound, readDir, readTextFile, realPath, stat, statOrUnd
 import { dirname, join, relative } from "../runtime/path.ts";
 import { platform } from "../runtime/process.ts";
 import { containingRoot, isWithin, toPosix } from "./paths.ts";
+import type { PathFilter } from "./types.ts";
 
 // git's core.ignorecase defaults to true where the file system folds case.
 const CASE_INSENSITIVE_FS = platform() === "darwin" || platform() === "win32";
@@ -31,6 +33,10 @@ export interface WalkOptions {
   /** Symlink targets must stay inside these (absolute, symlink-free). */
   roots: readonly string[];
   signal?: AbortSignal;
+  /** Entries it refuses are skipped (a directory is not entered). */
+  filter?: PathFilter;
+  /** Called once per entry the filter refused, so the caller can say that something was withheld. */
+  onWithheld?(): void;
 }
 
 /** Rules from one ignore file, and how to express a walk-relative path relative to its directory. */
@@ -57,7 +63,7 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
  * are not entered. Stops with the abort reason when `signal` fires.
  */
 export async function* walkFiles(start: string, options: WalkOptions): AsyncGenerator<WalkEntry> {
-  const { roots, signal } = options;
+  const { roots, signal, filter, onWithheld } = options;
   throwIfAborted(signal);
   const realStart = await realPath(start);
   const visitedLinks = new Set<string>();
@@ -106,6 +112,10 @@ export async function* walkFiles(start: string, options: WalkOptions): AsyncGene
       }
 
       if (isIgnored(levels, relativePath, isDirectory)) continue;
+      if (filter && !filter(path, entryReal)) {
+        onWithheld?.();
+        continue;
+      }
       if (isDirectory && entry.isSymbolicLink) visitedLinks.add(entryReal);
       yield { path, relativePath, name: entry.name, isDirectory, isSymbolicLink: entry.isSymbolicLink };
       if (isDirectory) subdirs.push({ path, relativePath, realPath: entryReal, levels });

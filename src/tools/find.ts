@@ -10,6 +10,7 @@ import { directoryLabel } from "./ls.ts";
 import { displayPath, resolveInRoots, toAbsolute } from "./paths.ts";
 import { cappedListing, DEFAULT_MAX_BYTES } from "./truncate.ts";
 import { ToolError, type ToolDefinition } from "./types.ts";
+import { WITHHELD_FROM_LISTING } from "./withheld-note.ts";
 
 const DEFAULT_LIMIT = 1000;
 
@@ -42,7 +43,7 @@ export const findTool: ToolDefinition<typeof FindInput> = {
     return { title: `Find ${input.pattern}${where}`, locations: [{ path: absolute }] };
   },
 
-  async execute(input, { workspace, signal, outsideRootsApproved }) {
+  async execute(input, { workspace, signal, outsideRootsApproved, pathFilter }) {
     throwIfAborted(signal);
     const limit = Math.max(1, Math.floor(input.limit ?? DEFAULT_LIMIT));
     const absolute = await resolveInRoots(input.path ?? ".", workspace, "searched", outsideRootsApproved);
@@ -53,20 +54,25 @@ export const findTool: ToolDefinition<typeof FindInput> = {
 
     const matches = compileGlob(input.pattern);
     const found: string[] = [];
-    for await (const entry of walkFiles(absolute, { roots: outsideRootsApproved ? [...workspace.roots, absolute] : workspace.roots, signal })) {
+    let withheld = false;
+    const roots = outsideRootsApproved ? [...workspace.roots, absolute] : workspace.roots;
+    for await (const entry of walkFiles(absolute, { roots, signal, filter: pathFilter, onWithheld: () => (withheld = true) })) {
       if (!matches(entry.relativePath)) continue;
       found.push(entry.isDirectory ? `${entry.relativePath}/` : entry.relativePath);
       if (found.length >= limit) break;
     }
     throwIfAborted(signal);
 
+    const withheldNote = withheld ? WITHHELD_FROM_LISTING : undefined;
     if (found.length === 0) {
-      return { content: [{ type: "text", text: "No files found matching pattern" }], details: { path: absolute, results: 0 } };
+      const text = `No files found matching pattern${withheldNote ? `\n\n[${withheldNote}]` : ""}`;
+      return { content: [{ type: "text", text }], details: { path: absolute, results: 0, ...(withheld ? { withheld: true } : {}) } };
     }
     const limitReached = found.length >= limit;
     const { text, truncated } = cappedListing(
       found,
       limitReached ? `${limit} results limit reached. Use limit=${limit * 2} for more, or refine pattern` : undefined,
+      withheldNote,
     );
     return {
       content: [{ type: "text", text }],
@@ -75,6 +81,7 @@ export const findTool: ToolDefinition<typeof FindInput> = {
         results: found.length,
         ...(limitReached ? { resultLimitReached: limit } : {}),
         ...(truncated ? { truncated: true } : {}),
+        ...(withheld ? { withheld: true } : {}),
       },
     };
   },

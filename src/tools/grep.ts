@@ -6,10 +6,12 @@
 import * as v from "valibot";
 import { statOrUndefined } from "../runtime/fs.ts";
 import { basename } from "../runtime/path.ts";
+import { redactSecrets } from "../runtime/secrets.ts";
 import { compileGlob, throwIfAborted, walkFiles } from "./file-walker.ts";
 import { displayPath, resolveInRoots, toAbsolute } from "./paths.ts";
 import { DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, formatSize, truncateHeadWithNotice, truncateLine, utf8Length } from "./truncate.ts";
 import { ToolError, type ToolDefinition, type Workspace } from "./types.ts";
+import { WITHHELD_FROM_SEARCH } from "./withheld-note.ts";
 
 const DEFAULT_LIMIT = 100;
 /** Bigger files are skipped, as generated or data files rarely hold what a model greps for. */
@@ -99,7 +101,8 @@ async function searchFile(path: string, label: string, workspace: Workspace, sta
     for (let i = from; i <= to; i++) shown.add(i);
   }
   for (const index of [...shown].sort((a, b) => a - b)) {
-    const { text, wasTruncated } = truncateLine((lines[index] ?? "").replace(/\r$/, ""));
+    // Secrets are hidden before a long line is cut: the cut could leave part of one that redaction no longer recognises.
+    const { text, wasTruncated } = truncateLine(redactSecrets((lines[index] ?? "").replace(/\r$/, "")));
     if (wasTruncated) state.linesTruncated = true;
     const line = isMatch.has(index) ? `${label}:${index + 1}: ${text}` : `${label}-${index + 1}- ${text}`;
     state.output.push(line);
@@ -132,7 +135,7 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
     return { title: `Grep "${input.pattern}"${where}`, locations: [{ path: absolute }] };
   },
 
-  async execute(input, { workspace, signal, outsideRootsApproved }) {
+  async execute(input, { workspace, signal, outsideRootsApproved, pathFilter }) {
     throwIfAborted(signal);
     const regex = compilePattern(input.pattern, input);
     const absolute = await resolveInRoots(input.path ?? ".", workspace, "searched", outsideRootsApproved);
@@ -151,9 +154,11 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
       output: [],
     };
 
+    let withheld = false;
     if (info.isDirectory) {
       const inGlob = input.glob !== undefined ? compileGlob(input.glob) : () => true;
-      for await (const entry of walkFiles(absolute, { roots: outsideRootsApproved ? [...workspace.roots, absolute] : workspace.roots, signal })) {
+      const roots = outsideRootsApproved ? [...workspace.roots, absolute] : workspace.roots;
+      for await (const entry of walkFiles(absolute, { roots, signal, filter: pathFilter, onWithheld: () => (withheld = true) })) {
         if (entry.isDirectory || !inGlob(entry.relativePath)) continue;
         await searchFile(entry.path, entry.relativePath, workspace, state);
         throwIfAborted(signal);
@@ -164,14 +169,16 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
     }
     throwIfAborted(signal);
 
-    const summary = { path: absolute, matches: state.matches, files: state.filesWithMatches };
-    if (state.matches === 0) return { content: [{ type: "text", text: "No matches found" }], details: summary };
+    const summary = { path: absolute, matches: state.matches, files: state.filesWithMatches, ...(withheld ? { withheld: true } : {}) };
+    if (state.matches === 0) {
+      return { content: [{ type: "text", text: withheld ? `No matches found\n\n[${WITHHELD_FROM_SEARCH}]` : "No matches found" }], details: summary };
+    }
 
     const limitReached = state.matches >= state.limit;
     const { text, result } = truncateHeadWithNotice(
       state.output.join("\n"),
       (r) => {
-        const notices: string[] = [];
+        const notices: string[] = withheld ? [WITHHELD_FROM_SEARCH] : [];
         if (limitReached) {
           notices.push(`${state.limit} matches limit reached. Use limit=${state.limit * 2} for more, or refine pattern`);
         }

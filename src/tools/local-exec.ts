@@ -5,8 +5,9 @@
  * @module
  */
 import { statOrUndefined } from "../runtime/fs.ts";
-import { spawnShell, type ShellExit } from "../runtime/spawn.ts";
-import { OutputBuffer, type OutputSummary } from "./output-buffer.ts";
+import { StreamRedactor } from "../runtime/secrets.ts";
+import { createTempFile, spawnShell, type ShellExit } from "../runtime/spawn.ts";
+import { FULL_OUTPUT_PREFIX, OutputBuffer, type OutputSummary } from "./output-buffer.ts";
 import { truncateTail, utf8Length } from "./truncate.ts";
 import type { ExecRequest, ExecResult } from "./types.ts";
 
@@ -33,6 +34,8 @@ export interface LocalExecOptions {
   drainMs?: number;
   /** Sees the output buffer (tests check that its memory stays bounded). */
   onBuffer?(buffer: OutputBuffer): void;
+  /** Where full output is saved when it is truncated (the session's own directory); default: the process's private temp directory. */
+  outputDirectory?: () => Promise<string>;
 }
 
 /**
@@ -94,7 +97,10 @@ function isLowSurrogate(code: number): boolean {
 /** Runs `request.command` locally; resolves once the shell has exited and its output is flushed. */
 export async function runLocalCommand(request: ExecRequest, options: LocalExecOptions = {}): Promise<ExecResult> {
   const { signal } = request;
-  const buffer = new OutputBuffer();
+  const outputDirectory = options.outputDirectory;
+  const buffer = new OutputBuffer(
+    outputDirectory ? { createFile: async () => createTempFile(FULL_OUTPUT_PREFIX, await outputDirectory()) } : {},
+  );
   options.onBuffer?.(buffer);
   if (signal.aborted) return toResult(await buffer.finish(), { code: null, signal: null }, "cancel");
   const cwdInfo = await statOrUndefined(request.cwd);
@@ -139,14 +145,17 @@ export async function runLocalCommand(request: ExecRequest, options: LocalExecOp
     }
   });
   const decoder = new TextDecoder("utf-8");
+  // One redactor in front of both the live deltas and the kept output: a key split across reads is still hidden, and neither the tail nor the saved file can start mid-key.
+  const redactor = new StreamRedactor();
   const consume = async (text: string) => {
     if (text === "") return;
     throttle.add(text);
     await buffer.push(text);
   };
   const pump = (async () => {
-    for await (const chunk of child.output) await consume(decoder.decode(chunk, { stream: true }));
-    await consume(decoder.decode());
+    for await (const chunk of child.output) await consume(redactor.push(decoder.decode(chunk, { stream: true })));
+    await consume(redactor.push(decoder.decode()));
+    await consume(redactor.end());
   })();
 
   const exit = await child.exited;

@@ -10,9 +10,14 @@ import type { Workspace } from "./types.ts";
 /**
  * A workspace over the local disk. `cwd` is kept as given (made absolute) so
  * that paths shown to people look like theirs; roots are realpath'd so that
- * confinement checks compare symlink-free paths.
+ * confinement checks compare symlink-free paths. `outputDirectory` says
+ * where full command output is saved (the session's directory).
  */
-export async function createLocalWorkspace(cwd: string, additionalDirectories: string[]): Promise<Workspace> {
+export async function createLocalWorkspace(
+  cwd: string,
+  additionalDirectories: string[],
+  options: { outputDirectory?: () => Promise<string> } = {},
+): Promise<Workspace> {
   const absoluteCwd = resolve(cwd);
   const roots: string[] = [];
   for (const dir of [absoluteCwd, ...additionalDirectories.map((d) => resolve(absoluteCwd, d))]) {
@@ -32,8 +37,9 @@ export async function createLocalWorkspace(cwd: string, additionalDirectories: s
     },
     async writeTextFile(path, content, signal) {
       signal?.throwIfAborted();
-      await writeFileAtomic(path, content);
+      // A change someone makes while the content is written wins (ECHANGED) rather than being lost.
+      await writeFileAtomic(path, content, { ifUnchanged: true });
     },
-    exec: runLocalCommand,
+    exec: (request) => runLocalCommand(request, options.outputDirectory ? { outputDirectory: options.outputDirectory } : {}),
   };
 }

@@ -3,12 +3,13 @@
  * @module
  */
 import * as v from "valibot";
-import { readDir, stat, statOrUndefined } from "../runtime/fs.ts";
+import { readDir, realPath, stat, statOrUndefined } from "../runtime/fs.ts";
 import { join } from "../runtime/path.ts";
 import { throwIfAborted } from "./file-walker.ts";
 import { displayPath, resolveInRoots, toAbsolute } from "./paths.ts";
 import { cappedListing, DEFAULT_MAX_BYTES } from "./truncate.ts";
-import { ToolError, type ToolDefinition } from "./types.ts";
+import { ToolError, type PathFilter, type ToolDefinition } from "./types.ts";
+import { WITHHELD_FROM_LISTING } from "./withheld-note.ts";
 
 const DEFAULT_LIMIT = 500;
 
@@ -41,7 +42,7 @@ export const lsTool: ToolDefinition<typeof LsInput> = {
     return { title: `List ${directoryLabel(absolute, workspace.cwd)}`, locations: [{ path: absolute }] };
   },
 
-  async execute(input, { workspace, signal, outsideRootsApproved }) {
+  async execute(input, { workspace, signal, outsideRootsApproved, pathFilter }) {
     throwIfAborted(signal);
     const limit = Math.max(1, Math.floor(input.limit ?? DEFAULT_LIMIT));
     const absolute = await resolveInRoots(input.path ?? ".", workspace, "listed", outsideRootsApproved);
@@ -63,11 +64,17 @@ export const lsTool: ToolDefinition<typeof LsInput> = {
 
     const names: string[] = [];
     let limitReached = false;
+    let withheld = false;
+    const realDirectory = pathFilter ? await realPath(absolute) : absolute;
     for (const entry of entries) {
       throwIfAborted(signal);
       if (names.length >= limit) {
         limitReached = true;
         break;
+      }
+      if (pathFilter && !(await mayList(pathFilter, join(absolute, entry.name), join(realDirectory, entry.name), entry.isSymbolicLink))) {
+        withheld = true;
+        continue;
       }
       let isDirectory = entry.isDirectory;
       if (entry.isSymbolicLink) {
@@ -77,10 +84,16 @@ export const lsTool: ToolDefinition<typeof LsInput> = {
       names.push(isDirectory ? `${entry.name}/` : entry.name);
     }
 
+    const withheldNote = withheld ? WITHHELD_FROM_LISTING : undefined;
     if (names.length === 0) {
-      return { content: [{ type: "text", text: "(empty directory)" }], details: { path: absolute, entries: 0 } };
+      const text = withheldNote ? `(no entries shown)\n\n[${withheldNote}]` : "(empty directory)";
+      return { content: [{ type: "text", text }], details: { path: absolute, entries: 0, ...(withheld ? { withheld: true } : {}) } };
     }
-    const { text, truncated } = cappedListing(names, limitReached ? `${limit} entries limit reached. Use limit=${limit * 2} for more` : undefined);
+    const { text, truncated } = cappedListing(
+      names,
+      limitReached ? `${limit} entries limit reached. Use limit=${limit * 2} for more` : undefined,
+      withheldNote,
+    );
     return {
       content: [{ type: "text", text }],
       details: {
@@ -88,7 +101,14 @@ export const lsTool: ToolDefinition<typeof LsInput> = {
         entries: names.length,
         ...(limitReached ? { entryLimitReached: limit } : {}),
         ...(truncated ? { truncated: true } : {}),
+        ...(withheld ? { withheld: true } : {}),
       },
     };
   },
 };
+
+/** Whether the rules let an entry be named; a link is judged by where it leads as well (a broken one by its own path). */
+async function mayList(filter: PathFilter, path: string, realInDirectory: string, isLink: boolean): Promise<boolean> {
+  const real = isLink ? await realPath(path).catch(() => realInDirectory) : realInDirectory;
+  return filter(path, real);
+}

@@ -6,6 +6,7 @@
  * @module
  */
 import { removeFile } from "../runtime/fs.ts";
+import { processTempDirectory } from "../runtime/process-temp.ts";
 import { createTempFile, type TempFile } from "../runtime/spawn.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, truncateTail, utf8Length } from "./truncate.ts";
 
@@ -13,7 +14,7 @@ import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, truncateTail, utf8Length } from "
 export interface OutputBufferOptions {
   maxLines?: number;
   maxBytes?: number;
-  /** Where the full output goes once it is truncated (tests swap it). */
+  /** Where the full output goes once it is truncated (default: the process's private temp directory, removed at exit). */
   createFile?: () => Promise<TempFile>;
 }
 
@@ -28,6 +29,9 @@ export interface OutputSummary {
   totalLines: number;
   totalBytes: number;
 }
+
+/** Name prefix of saved full-output files. */
+export const FULL_OUTPUT_PREFIX = "acp-edge-bash-";
 
 /** Text is kept in pieces of at most this many UTF-16 units, so the window drops in small steps. */
 const PIECE_LENGTH = 8 * 1024;
@@ -59,7 +63,7 @@ export class OutputBuffer {
   constructor(options: OutputBufferOptions = {}) {
     this.#maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
     this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-    this.#createFile = options.createFile ?? (() => createTempFile("acp-edge-bash-"));
+    this.#createFile = options.createFile ?? (() => createTempFile(FULL_OUTPUT_PREFIX, processTempDirectory()));
     this.#keep = this.#maxBytes + 1;
   }
 

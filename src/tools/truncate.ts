@@ -196,14 +196,13 @@ export function truncateHeadWithNotice(
 
 /**
  * A listing (one item per line) cut to the byte cap, with one bracketed
- * note naming the count limit (when `limitNotice` is given) and the cap.
+ * note joining the given notices (a count limit, withheld entries) and the cap.
  */
-export function cappedListing(items: readonly string[], limitNotice?: string): { text: string; truncated: boolean } {
+export function cappedListing(items: readonly string[], ...extraNotices: Array<string | undefined>): { text: string; truncated: boolean } {
   const { text, result } = truncateHeadWithNotice(
     items.join("\n"),
     (r) => {
-      const notices: string[] = [];
-      if (limitNotice) notices.push(limitNotice);
+      const notices: string[] = extraNotices.filter((n): n is string => n !== undefined && n !== "");
       if (r.truncated) notices.push(`${formatSize(DEFAULT_MAX_BYTES)} limit reached`);
       return notices.length > 0 ? `\n\n[${notices.join(". ")}]` : "";
     },

@@ -42,7 +42,26 @@ export interface ToolResult {
 export interface ToolPreview {
   diff?: FileDiff;
   locations?: ToolLocation[];
+  /** The state of the file the change was worked out from (never shown; checked again before writing). */
+  basis?: FileBasis;
 }
+
+/**
+ * What a file was when a change to it was previewed: absent, its text (as
+ * the workspace served it, so an editor's unsaved buffer counts), or only
+ * its size and modification time when the text was too big to read.
+ */
+export type FileBasis =
+  | { kind: "absent" }
+  | { kind: "text"; text: string }
+  | { kind: "stat"; size: number; mtimeMs: number };
+
+/**
+ * Whether a call may touch a path it reached on its own (an entry of a
+ * directory walk), given the path as reached and its symlink-free location.
+ * False: leave it out, neither read nor named.
+ */
+export type PathFilter = (path: string, realPath: string) => boolean;
 
 /**
  * What a call touches, for approval modes and permission rules:
@@ -121,7 +140,11 @@ export interface Workspace {
   readTextFile(path: string, signal?: AbortSignal): Promise<string>;
   /** Raw bytes of a file, at most `maxBytes` from its start when given. */
   readFileBytes(path: string, maxBytes?: number): Promise<Uint8Array>;
-  /** Replaces (or creates) a file's whole content; never leaves a half-written file. */
+  /**
+   * Replaces (or creates) a file's whole content; never leaves a half-written file. Where it can
+   * tell that the file changed while the content was being written, it leaves it and fails with
+   * the error code `ECHANGED`.
+   */
   writeTextFile(path: string, content: string, signal?: AbortSignal): Promise<void>;
   /** Runs a shell command; resolves when it has ended (also on timeout or cancel). */
   exec(request: ExecRequest): Promise<ExecResult>;
@@ -132,6 +155,10 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The user or the approval mode allowed this call to reach outside the session's directories. */
   outsideRootsApproved?: boolean;
+  /** The permission rules' verdict on each path a walk reaches (absent: every path may be touched). */
+  pathFilter?: PathFilter;
+  /** The preview the call was approved on; a change is not written once the file no longer matches its basis. */
+  preview?: ToolPreview;
   /** Live progress for the editor. */
   report?(event: ToolReport): void;
 }

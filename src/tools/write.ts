@@ -5,7 +5,8 @@
  * @module
  */
 import * as v from "valibot";
-import { statOrUndefined, type FileInfo } from "../runtime/fs.ts";
+import { errorCode, statOrUndefined, type FileInfo } from "../runtime/fs.ts";
+import { basisOf, ensureUnchanged } from "./change-basis.ts";
 import { withFileLock } from "./file-lock.ts";
 import { containingRoot, displayPath, realLocation, resolveInRoots, toAbsolute } from "./paths.ts";
 import { utf8Length } from "./truncate.ts";
@@ -64,6 +65,9 @@ export async function writeThrough(workspace: Workspace, target: ChangeTarget, c
     await workspace.writeTextFile(target.absolute, content, signal);
   } catch (error) {
     if (signal.aborted || error instanceof ToolError) throw error;
+    if (errorCode(error) === "ECHANGED") {
+      throw new ToolError(`${target.shown} changed while it was being written, so it was left as it is. Read it again and redo the change if it is still needed.`);
+    }
     throw new ToolError(`Could not write ${target.shown}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
@@ -113,11 +117,12 @@ export const writeTool: ToolDefinition<typeof WriteInput> = {
     const info = await inspectTarget(target, "write");
     const oldText = await previousContent(context.workspace, target, info, context.signal);
     const locations = [{ path: target.absolute, line: 1 }];
-    if (oldText === undefined) return { locations };
-    return { diff: { path: target.absolute, oldText, newText: input.content }, locations };
+    const basis = basisOf(info, oldText ?? undefined);
+    if (oldText === undefined) return { locations, basis };
+    return { diff: { path: target.absolute, oldText, newText: input.content }, locations, basis };
   },
 
-  async execute(input, { workspace, signal, outsideRootsApproved }): Promise<ToolResult> {
+  async execute(input, { workspace, signal, outsideRootsApproved, preview }): Promise<ToolResult> {
     signal.throwIfAborted();
     const bytes = utf8Length(input.content);
     checkSize(bytes);
@@ -125,6 +130,8 @@ export const writeTool: ToolDefinition<typeof WriteInput> = {
     return await withFileLock(target.real, async () => {
       const info = await inspectTarget(target, "write");
       const oldText = await previousContent(workspace, target, info, signal);
+      // Checked last before writing, under the lock: the approved diff was worked out from the basis.
+      ensureUnchanged(preview?.basis, info, oldText ?? undefined, target.shown, "write");
       await writeThrough(workspace, target, input.content, signal);
       return {
         content: [{ type: "text", text: `Successfully wrote ${bytes} bytes to ${target.shown}` }],

@@ -15,6 +15,8 @@ export interface ScenarioOptions extends ClientOptions {
   capabilities?: acp.ClientCapabilities;
   /** Files to create, relative to the sandbox root (project files live under `project/`). */
   files?: Record<string, string>;
+  /** Extra environment variables for the agent. */
+  env?: Record<string, string>;
 }
 
 export interface Scenario {
@@ -35,7 +37,7 @@ export async function startScenario(runtime: RuntimeName, options: ScenarioOptio
   const script = sandbox.write("script.json", JSON.stringify(options.script));
   if (options.settings) writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify(options.settings));
   const proc = spawnAgent(runtime, ["agent", "stdio", "--model", "faux/script", ...(options.args ?? [])], {
-    env: { ACP_EDGE_HOME: sandbox.home, ACP_EDGE_FAUX_SCRIPT: script, TMPDIR: sandbox.root },
+    env: { ...options.env, ACP_EDGE_HOME: sandbox.home, ACP_EDGE_FAUX_SCRIPT: script, TMPDIR: sandbox.root },
   });
   const client = connectClient(proc, options);
   await initialize(client, options.capabilities ?? {});

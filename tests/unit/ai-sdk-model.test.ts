@@ -317,6 +317,15 @@ describe.each(cases)("createAiSdkModel over $api", ({ api, provider, path }) => 
     expect(modelError.message).not.toContain(SECRET);
   });
 
+  test("a key where the provider's message is cut is hidden before the cut", async () => {
+    for (const lead of [280, 290, 298]) {
+      push({ error: { status: 400, message: `${"m".repeat(lead)}${SECRET} tail` } });
+      const error = await collect(run([user("hi")])).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ModelError);
+      expect((error as Error).message).not.toContain(SECRET.slice(0, 8));
+    }
+  });
+
   test("an exhausted script is an HTTP 500 ModelError", async () => {
     const error = await collect(run([user("hi")])).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelError);

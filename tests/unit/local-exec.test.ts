@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { buildSync } from "esbuild";
+import { registerSecret } from "../../src/runtime/secrets.ts";
 import { DeltaThrottle, MAX_DELTA_BYTES, runLocalCommand, type LocalExecOptions } from "../../src/tools/local-exec.ts";
 import type { OutputBuffer } from "../../src/tools/output-buffer.ts";
 import { utf8Length } from "../../src/tools/truncate.ts";
@@ -141,6 +142,31 @@ describe("runLocalCommand: output", () => {
 
   test("a missing working directory is an error", async () => {
     await expect(run("true", { cwd: join(dir, "missing") }).promise).rejects.toThrow("Working directory does not exist");
+  });
+});
+
+describe("runLocalCommand: secrets", () => {
+  const key = "sk-exec-0123456789abcdefXYZ";
+  registerSecret(key);
+
+  test("a key printed in two writes apart in time is hidden in deltas, output and the saved file", async () => {
+    const outputs = mkdtempSync(join(dir, "outputs-"));
+    for (const cut of [1, 9, key.length - 1]) {
+      const [head, tail] = [key.slice(0, cut), key.slice(cut)];
+      // Over 50 KiB first, so the whole output is saved to a file.
+      const command = `seq 1 20000; printf '%s' '${head}'; sleep 0.3; printf '%s\\n' '${tail}'; echo done`;
+      const { promise, deltas } = run(command, {}, { outputDirectory: async () => outputs });
+      const result = await promise;
+      expect(result.truncated).toBe(true);
+      expect(deltas.length).toBeGreaterThan(1);
+      expect(deltas.join("")).toContain("20000\n[redacted]\ndone");
+      expect(result.output.endsWith("20000\n[redacted]\ndone")).toBe(true);
+      const saved = result.fullOutputPath as string;
+      expect(saved.startsWith(outputs)).toBe(true);
+      const text = readFileSync(saved, "utf8");
+      expect(text).toContain("[redacted]");
+      for (const piece of [deltas.join(""), result.output, text]) expect(piece).not.toContain(key.slice(0, 10));
+    }
   });
 });
 

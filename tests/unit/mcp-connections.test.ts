@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import * as v from "valibot";
 import { logLevel, setLogLevel } from "../../src/runtime/log.ts";
-import { redact } from "../../src/runtime/secrets.ts";
+import { redact, registerSecret } from "../../src/runtime/secrets.ts";
 import { spawnProcess } from "../../src/runtime/spawn.ts";
 import type { McpServerConfig } from "../../src/tools/mcp/config.ts";
 import { McpConnections, type McpConnectionsOptions } from "../../src/tools/mcp/connections.ts";
@@ -96,6 +96,17 @@ describe("names", () => {
 });
 
 describe("results and secrets", () => {
+  test("a key where a huge result is cut is hidden before the cut", () => {
+    const key = "mcp-result-cut-0123456789";
+    registerSecret(key);
+    for (const back of [5, 12, 20]) {
+      const text = `${"r".repeat(MAX_RESULT_TEXT_BYTES - back)}${key}${"s".repeat(100)}`;
+      const mapped = textOf(toToolResult({ content: [{ type: "text", text }] }, "s", "t"));
+      expect(mapped).toContain("[Output truncated");
+      expect(mapped).not.toContain(key.slice(0, 5));
+    }
+  });
+
   test("content blocks map to text and images; huge text is cut", () => {
     const mapped = toToolResult(
       {

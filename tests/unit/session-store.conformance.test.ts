@@ -4,11 +4,13 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { rejection } from "../helpers/expect-error.ts";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createJsonlStore } from "../../src/store/jsonl-store.ts";
 import { createMemoryStore } from "../../src/store/memory-store.ts";
+import { registerSecret } from "../../src/runtime/secrets.ts";
 import { StoreError, type SessionStore, type SessionSummary } from "../../src/store/types.ts";
 
 const root = mkdtempSync(join(tmpdir(), "acp-edge-store-"));
@@ -159,6 +161,33 @@ describe.each(stores)("%s store", (_name, makeStore) => {
     expect(await store.exists("sess_del")).toBe(false);
     expect((await storeError(store.open("sess_del"))).code).toBe("not_found");
     expect((await storeError(store.read("sess_del"))).code).toBe("not_found");
+  });
+
+  test("a session's output directory is private, kept across calls and removed by delete", async () => {
+    const store = makeStore();
+    const journal = await store.create({ id: "sess_out", cwd: "/w", additionalDirectories: [] });
+    const dir = await store.outputDirectory("sess_out");
+    expect(statSync(dir).isDirectory()).toBe(true);
+    if (process.platform !== "win32") expect(statSync(dir).mode & 0o077).toBe(0);
+    writeFileSync(join(dir, "full-output.log"), "saved output");
+    expect(await store.outputDirectory("sess_out")).toBe(dir);
+    expect(existsSync(join(dir, "full-output.log"))).toBe(true);
+    await journal.close();
+    await store.delete("sess_out");
+    expect(existsSync(dir)).toBe(false);
+    expect((await storeError(store.outputDirectory("sess_out"))).code).toBe("not_found");
+  });
+
+  test("secrets are hidden in stored entries, escaped spellings included", async () => {
+    const key = 'sk-store-"secret"-0123456789';
+    registerSecret(key);
+    const store = makeStore();
+    const journal = await store.create({ id: "sess_key", cwd: "/w", additionalDirectories: [] });
+    await journal.append({ type: "note", text: `key=${key}`, nested: [{ [key]: key }] });
+    await journal.close();
+    const { entries } = await store.read("sess_key");
+    expect(JSON.stringify(entries)).not.toContain("secret");
+    expect(entries[0]).toMatchObject({ text: "key=[redacted]", nested: [{ "[redacted]": "[redacted]" }] });
   });
 
   test("deleting a session open in this process stops its journal", async () => {

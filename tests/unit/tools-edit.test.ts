@@ -300,6 +300,7 @@ describe("edit: preview", () => {
     expect(preview).toEqual({
       diff: { path: file("pre.txt"), oldText: "a\nb\nc\n", newText: "a\nb\nC\n" },
       locations: [{ path: file("pre.txt"), line: 3 }],
+      basis: { kind: "text", text: "a\nb\nc\n" },
     });
     expect(readFileSync(file("pre.txt"), "utf8")).toBe("a\nb\nc\n");
     expect(statSync(file("pre.txt")).mtimeMs).toBe(before);
@@ -317,23 +318,29 @@ describe("edit: preview", () => {
     expect(preview).toEqual({ locations: [{ path: join(outside, "secret.txt") }] });
   });
 
-  test("execute recomputes from the file as it is now, and says when it changed after the preview", async () => {
-    put("moving.txt", "version = 1\nname = x\n");
-    const input = parse({ path: "moving.txt", edits: [{ oldText: "version = 1", newText: "version = 2" }] });
-    await editTool.preview!(input, context());
-    put("moving.txt", "version = 7\nname = x\n");
-    expect(await failure(editTool.execute(input, context()))).toBe(
-      "Could not find the exact text in moving.txt. The old text must match exactly including all whitespace and newlines. " +
-        "moving.txt changed after this edit was previewed; read it again before editing.",
+  test("execute refuses a file that changed after the preview, even when the edit would still apply", async () => {
+    put("moving.txt", "line1 foo\n");
+    const input = parse({ path: "moving.txt", edits: [{ oldText: "foo", newText: "bar" }] });
+    const preview = await editTool.preview!(input, context());
+    put("moving.txt", "IMPORTANT USER CHANGE foo\n");
+    expect(await failure(editTool.execute(input, context({ preview })))).toBe(
+      "moving.txt changed after this edit was previewed for approval, so it was not written (it would not be what was approved). " +
+        "Read moving.txt again and redo the edit if it is still needed.",
     );
-    expect(readFileSync(file("moving.txt"), "utf8")).toBe("version = 7\nname = x\n");
+    expect(readFileSync(file("moving.txt"), "utf8")).toBe("IMPORTANT USER CHANGE foo\n");
 
-    // Still applicable after an unrelated change: applied to the current content.
-    const again = parse({ path: "moving.txt", edits: [{ oldText: "name = x", newText: "name = y" }] });
-    await editTool.preview!(again, context());
-    put("moving.txt", "version = 8\nname = x\n");
-    const result = await editTool.execute(again, context());
-    expect(result.diff).toEqual({ path: file("moving.txt"), oldText: "version = 8\nname = x\n", newText: "version = 8\nname = y\n" });
+    // Unchanged since its preview: applied as shown.
+    const again = parse({ path: "moving.txt", edits: [{ oldText: "foo", newText: "bar" }] });
+    const fresh = await editTool.preview!(again, context());
+    const result = await editTool.execute(again, context({ preview: fresh }));
+    expect(result.diff).toEqual(fresh.diff);
+    expect(readFileSync(file("moving.txt"), "utf8")).toBe("IMPORTANT USER CHANGE bar\n");
+  });
+
+  test("without a preview (nothing was approved on a diff), execute works from the file as it is now", async () => {
+    put("direct.txt", "version = 8\nname = x\n");
+    const result = await edit({ path: "direct.txt", edits: [{ oldText: "name = x", newText: "name = y" }] });
+    expect(result.diff).toEqual({ path: file("direct.txt"), oldText: "version = 8\nname = x\n", newText: "version = 8\nname = y\n" });
   });
 });
 

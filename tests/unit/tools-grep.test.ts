@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { registerSecret } from "../../src/runtime/secrets.ts";
 import { grepTool } from "../../src/tools/grep.ts";
+import { GREP_MAX_LINE_LENGTH } from "../../src/tools/truncate.ts";
 import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
 import { ToolError, type ToolResult, type Workspace } from "../../src/tools/types.ts";
 
@@ -44,6 +46,15 @@ const textOf = (result: ToolResult) => (result.content[0] as { type: "text"; tex
 const grep = async (input: GrepArgs) => textOf(await run(input));
 
 describe("grep", () => {
+  test("a key that a long line's cut would split is hidden before the cut", async () => {
+    const key = "sk-grep-cut-0123456789abcdef";
+    registerSecret(key);
+    write("long/key.env", `KEY=${"k".repeat(GREP_MAX_LINE_LENGTH - 14)}${key}${"t".repeat(50)}\n`);
+    const text = await grep({ pattern: "KEY=", path: "long" });
+    expect(text).toContain("key.env:1: KEY=");
+    expect(text).not.toContain(key.slice(0, 8));
+  });
+
   test("matches across the tree, honouring .gitignore (nested too), skipping binaries and links out", async () => {
     const result = await run({ pattern: "foo" });
     expect(textOf(result)).toBe(

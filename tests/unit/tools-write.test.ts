@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from "b
 import { execFileSync } from "node:child_process";
 import {
   chmodSync,
+  existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -152,10 +153,15 @@ describe("write: preview", () => {
     const path = join(root, "preview.txt");
     writeFileSync(path, "before\n");
     const preview = await writeTool.preview!({ path: "preview.txt", content: "after\n" }, context());
-    expect(preview).toEqual({ diff: { path, oldText: "before\n", newText: "after\n" }, locations: [{ path, line: 1 }] });
+    expect(preview).toEqual({
+      diff: { path, oldText: "before\n", newText: "after\n" },
+      locations: [{ path, line: 1 }],
+      basis: { kind: "text", text: "before\n" },
+    });
     expect(readFileSync(path, "utf8")).toBe("before\n");
     const fresh = await writeTool.preview!({ path: "fresh/file.txt", content: "x" }, context());
     expect(fresh.diff).toEqual({ path: join(root, "fresh", "file.txt"), oldText: null, newText: "x" });
+    expect(fresh.basis).toEqual({ kind: "absent" });
     expect(readdirSync(root)).not.toContain("fresh");
   });
 
@@ -166,6 +172,48 @@ describe("write: preview", () => {
 
   test("throws the same refusals as execute", async () => {
     expect(await failure(writeTool.preview!({ path: "dir", content: "x" }, context()))).toBe("dir is a directory; cannot write it.");
+  });
+});
+
+describe("write: only what was previewed", () => {
+  const approved = async (path: string, content: string) => {
+    const input = { path, content };
+    return { input, preview: await writeTool.preview!(input, context()) };
+  };
+
+  test("a file changed after the preview is left alone and the model is told to read it again", async () => {
+    const path = join(root, "race.txt");
+    writeFileSync(path, "line1 foo\n");
+    const { input, preview } = await approved("race.txt", "line1 bar\n");
+    writeFileSync(path, "IMPORTANT USER CHANGE foo\n");
+    expect(await failure(writeTool.execute(input, context({ preview })))).toBe(
+      "race.txt changed after this write was previewed for approval, so it was not written (it would not be what was approved). " +
+        "Read race.txt again and redo the write if it is still needed.",
+    );
+    expect(readFileSync(path, "utf8")).toBe("IMPORTANT USER CHANGE foo\n");
+  });
+
+  test("a file that appeared or disappeared after the preview is left alone", async () => {
+    const appeared = join(root, "appeared.txt");
+    const first = await approved("appeared.txt", "mine\n");
+    writeFileSync(appeared, "theirs\n");
+    expect(await failure(writeTool.execute(first.input, context({ preview: first.preview })))).toStartWith("appeared.txt was created after this write");
+    expect(readFileSync(appeared, "utf8")).toBe("theirs\n");
+
+    const vanished = join(root, "vanished.txt");
+    writeFileSync(vanished, "old\n");
+    const second = await approved("vanished.txt", "new\n");
+    rmSync(vanished);
+    expect(await failure(writeTool.execute(second.input, context({ preview: second.preview })))).toStartWith("vanished.txt was deleted after this write");
+    expect(existsSync(vanished)).toBe(false);
+  });
+
+  test("an unchanged file is written", async () => {
+    const path = join(root, "steady.txt");
+    writeFileSync(path, "before\n");
+    const { input, preview } = await approved("steady.txt", "after\n");
+    await writeTool.execute(input, context({ preview }));
+    expect(readFileSync(path, "utf8")).toBe("after\n");
   });
 });
 
@@ -206,6 +254,38 @@ describe("writeFileAtomic", () => {
     expect(await failure(run("keep.txt", "lost\n"))).toBe("Could not write keep.txt: EIO: simulated rename failure");
     expect(readFileSync(path, "utf8")).toBe("keep\n");
     expect(readdirSync(root).filter((n) => n.includes("keep.txt"))).toEqual(["keep.txt"]);
+  });
+
+  /** Runs `meanwhile` once, as the temporary file is opened: another program saving while the new content is written. */
+  const whileWriting = (meanwhile: () => void) => {
+    const open = fsp.open.bind(fsp);
+    let done = false;
+    renameSpy = spyOn(fsp, "open").mockImplementation((async (...args: Parameters<typeof fsp.open>) => {
+      if (!done && String(args[0]).endsWith(".tmp")) {
+        done = true;
+        meanwhile();
+      }
+      return await open(...args);
+    }) as typeof fsp.open);
+  };
+
+  test("ifUnchanged: a file created while the new content is written is kept (ECHANGED)", async () => {
+    const path = join(base, "atomic-created.txt");
+    whileWriting(() => writeFileSync(path, "theirs\n"));
+    await expect(rfs.writeFileAtomic(path, "mine\n", { ifUnchanged: true })).rejects.toMatchObject({ code: "ECHANGED" });
+    expect(readFileSync(path, "utf8")).toBe("theirs\n");
+    expect(readdirSync(base).filter((n) => n.includes("atomic-created"))).toEqual(["atomic-created.txt"]);
+  });
+
+  test("the tool leaves a file that was saved while it was being written, and says so", async () => {
+    const path = join(root, "saved-meanwhile.txt");
+    writeFileSync(path, "before\n");
+    whileWriting(() => writeFileSync(path, "saved by someone else\n"));
+    expect(await failure(run("saved-meanwhile.txt", "mine\n"))).toBe(
+      "saved-meanwhile.txt changed while it was being written, so it was left as it is. Read it again and redo the change if it is still needed.",
+    );
+    expect(readFileSync(path, "utf8")).toBe("saved by someone else\n");
+    expect(readdirSync(root).filter((n) => n.includes("saved-meanwhile"))).toEqual(["saved-meanwhile.txt"]);
   });
 
   test("refuses directories and FIFOs with a code, without blocking", async () => {

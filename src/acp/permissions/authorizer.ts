@@ -9,6 +9,7 @@ import type { LiveSession } from "../session-registry.ts";
 import { askClient } from "./ask-client.ts";
 import { evaluatePolicy } from "./policy.ts";
 import type { Grant } from "./grants.ts";
+import { askRulesFor, createWalkFilter } from "./walk-filter.ts";
 
 const ALLOW_ONCE = "allow_once";
 const ALLOW_ALWAYS = "allow_always";
@@ -25,16 +26,25 @@ export interface AuthorizerOptions {
 
 export function createAuthorizer({ live, client, onGrant }: AuthorizerOptions): ToolAuthorizer {
   return async (request: AuthorizationRequest): Promise<Authorization> => {
+    const rules = live.settings.permissionRules ?? [];
+    const cwd = live.agent.workspace.cwd;
+    // Whatever lets the call run, the rules still decide each path a walk below its argument reaches;
+    // when the user approved the call, the ask rules that asked about its argument are answered.
+    const allowed = async (outside: boolean, approvedByUser = false): Promise<Authorization> => {
+      const answered = approvedByUser ? await askRulesFor(rules, request.tool.name, request.access.paths ?? [], cwd) : undefined;
+      const pathFilter = createWalkFilter(rules, request.tool.name, cwd, answered);
+      return { allowed: true, outsideRootsApproved: outside, ...(pathFilter ? { pathFilter } : {}) };
+    };
     const verdict = await evaluatePolicy({
       toolName: request.tool.name,
       access: request.access,
       mode: live.mode,
-      rules: live.settings.permissionRules ?? [],
+      rules,
       grants: live.grants,
-      cwd: live.agent.workspace.cwd,
+      cwd,
       roots: live.agent.workspace.roots,
     });
-    if (verdict.decision === "allow") return { allowed: true, outsideRootsApproved: verdict.outside };
+    if (verdict.decision === "allow") return await allowed(verdict.outside);
     if (verdict.decision === "deny") return { allowed: false, reason: verdict.reason };
 
     const options: PermissionOption[] = [
@@ -70,9 +80,9 @@ export function createAuthorizer({ live, client, onGrant }: AuthorizerOptions): 
     switch (answer.optionId) {
       case ALLOW_ALWAYS:
         await remember(verdict.offer.allow);
-        return { allowed: true, outsideRootsApproved: verdict.outside };
+        return await allowed(verdict.outside, true);
       case ALLOW_ONCE:
-        return { allowed: true, outsideRootsApproved: verdict.outside };
+        return await allowed(verdict.outside, true);
       case REJECT_ALWAYS:
         await remember(verdict.offer.reject);
         return { allowed: false, reason: `The user rejected this (${verdict.offer.reject.label}). Do not retry it; ask the user how to proceed.` };

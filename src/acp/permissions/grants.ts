@@ -5,14 +5,15 @@
  * @module
  */
 import { containingRoot, isWithin } from "../../tools/paths.ts";
-import { commandStartsWith, type CommandLine } from "./command-line.ts";
+import type { CommandLine, SimpleCommand } from "./command-line.ts";
+import { allowCovers, readCommandPattern, refusalCovers } from "./command-match.ts";
 
 export type GrantScope =
   /** Anywhere inside the session's directories. */
   | { kind: "roots" }
   /** Under one directory. */
   | { kind: "path"; prefix: string }
-  /** These simple commands (each may be followed by more arguments). */
+  /** These simple commands, in shell syntax (each may be followed by more arguments). */
   | { kind: "command"; prefixes: string[] }
   /** One tool, whatever its arguments (tools that are neither file nor command tools, e.g. MCP tools). */
   | { kind: "tool"; name: string };
@@ -47,9 +48,13 @@ function covers(grant: Grant, target: GrantTarget, allowing: boolean): boolean {
     case "command": {
       const line = target.command;
       if (!line) return false;
-      const hit = (segment: string) => scope.prefixes.some((prefix) => commandStartsWith(segment, prefix));
-      // Allowing needs every simple command covered and nothing hidden; rejecting needs one.
-      return allowing ? !line.substitution && !line.redirection && line.segments.every(hit) : line.segments.some(hit);
+      const patterns = scope.prefixes.map(readCommandPattern).filter((p) => p !== undefined);
+      // Allowing needs a fully accounted line with every simple command covered; rejecting needs one, in any spelling.
+      if (allowing) {
+        return line.unaccounted.length === 0 && line.commands.length > 0 && line.commands.every((c) => patterns.some((p) => allowCovers(c, p)));
+      }
+      const refused = (c: SimpleCommand) => patterns.some((p) => refusalCovers(c, p));
+      return line.commands.some(refused) || line.possible.some(refused);
     }
   }
 }
@@ -70,10 +75,11 @@ export function offerGrants(target: GrantTarget, outsideDir: string | undefined)
   }
   if (target.class === "execute") {
     const line = target.command;
-    const shown = line?.segments.join(" && ") ?? "";
-    const prefixes = line?.segments ?? [];
+    const prefixes = line?.commands.map((c) => c.text) ?? [];
+    const shown = prefixes.join(" && ");
     const reject: Grant = { effect: "deny", class: "execute", scope: { kind: "command", prefixes }, label: `Always reject \`${shown}\` in this session` };
-    if (!line || line.substitution || line.redirection || prefixes.length === 0) return { reject };
+    // A line that is not fully accounted for is never offered an "always allow": it could not be honoured safely.
+    if (!line || line.unaccounted.length > 0 || prefixes.length === 0) return { reject };
     return { allow: { effect: "allow", class: "execute", scope: { kind: "command", prefixes }, label: `Always allow \`${shown}\` in this session` }, reject };
   }
   const noun = target.class === "edit" ? "edits" : "reading files";

@@ -1,14 +1,15 @@
 /**
  * Permission rules from settings: `allow`, `ask` or `deny` by path prefix
- * (optionally only for some tools) or by command prefix (for `bash`). The
- * longest matching rule wins; on a tie `deny` beats `ask` beats `allow`.
+ * (optionally only for some tools) or by command (for `bash`). The longest
+ * matching rule wins; on a tie `deny` beats `ask` beats `allow`.
  * @module
  */
 import type { PermissionRule } from "../../config/settings-schema.ts";
 import { expandTilde } from "../../config/home.ts";
 import { resolve } from "../../runtime/path.ts";
 import { isWithin } from "../../tools/paths.ts";
-import { commandStartsWith } from "./command-line.ts";
+import type { SimpleCommand } from "./command-line.ts";
+import { allowCovers, readCommandPattern, refusalCovers } from "./command-match.ts";
 
 export type RuleAction = PermissionRule["action"];
 
@@ -30,9 +31,26 @@ export function toolNameMatches(pattern: string, tool: string): boolean {
   return pattern.endsWith("*") ? tool.startsWith(pattern.slice(0, -1)) : pattern === tool;
 }
 
+/**
+ * Tools a rule naming `read` covers as well: each shows what files hold
+ * (grep) or what files exist (find, ls), so a rule keeping `read` away from
+ * a path keeps them away too.
+ */
+const READ_FAMILY: ReadonlySet<string> = new Set(["grep", "find", "ls"]);
+
+/** Whether a rule's `tools` pattern names `tool` (a `read` pattern also names grep, find and ls). */
+function patternCovers(pattern: string, tool: string): boolean {
+  return toolNameMatches(pattern, tool) || (pattern === "read" && READ_FAMILY.has(tool));
+}
+
 function appliesToTool(rule: PermissionRule, tool: string, defaultTools?: readonly string[]): boolean {
   const tools = rule.tools ?? defaultTools;
-  return tools === undefined || tools.some((pattern) => toolNameMatches(pattern, tool));
+  return tools === undefined || tools.some((pattern) => patternCovers(pattern, tool));
+}
+
+/** Whether a path rule applies to `tool` (no `tools`: every tool). */
+export function pathRuleCovers(rule: PermissionRule, tool: string): boolean {
+  return rule.path !== undefined && appliesToTool(rule, tool);
 }
 
 /** Length of the part of `target` the rule path covers, or undefined when it does not cover it. */
@@ -74,14 +92,28 @@ export function matchPathRules(rules: readonly PermissionRule[], tool: string, s
   return best(matches);
 }
 
-/** The rule deciding one simple command of a command line. */
-export function matchCommandRules(rules: readonly PermissionRule[], tool: string, segment: string): RuleMatch | undefined {
+/**
+ * The rule deciding one simple command of a command line. An `allow` rule
+ * matches its exact words; `ask` and `deny` also match other spellings
+ * (see command-match.ts).
+ */
+export function matchCommandRules(rules: readonly PermissionRule[], tool: string, command: SimpleCommand): RuleMatch | undefined {
   const matches: RuleMatch[] = [];
   for (const rule of rules) {
     if (!rule.command || !appliesToTool(rule, tool, ["bash"])) continue;
-    if (commandStartsWith(segment, rule.command)) matches.push({ rule, length: rule.command.trim().length });
+    const pattern = readCommandPattern(rule.command);
+    if (!pattern) continue;
+    // A wrapper's words are only a guess at what runs: they can be refused, never allowed.
+    if (rule.action === "allow" && command.anyStart) continue;
+    const hit = rule.action === "allow" ? allowCovers(command, pattern) : refusalCovers(command, pattern);
+    if (hit) matches.push({ rule, length: rule.command.trim().length });
   }
   return best(matches);
+}
+
+/** Whether any `ask` or `deny` command rule applies to this tool (then lines that cannot be accounted for always ask). */
+export function hasCommandRefusals(rules: readonly PermissionRule[], tool: string): boolean {
+  return rules.some((rule) => rule.command && rule.action !== "allow" && appliesToTool(rule, tool, ["bash"]));
 }
 
 /**
@@ -92,7 +124,7 @@ export function matchToolRules(rules: readonly PermissionRule[], tool: string): 
   const matches: RuleMatch[] = [];
   for (const rule of rules) {
     if (rule.path || rule.command || !rule.tools) continue;
-    const hit = rule.tools.filter((pattern) => toolNameMatches(pattern, tool)).sort((a, b) => b.length - a.length)[0];
+    const hit = rule.tools.filter((pattern) => patternCovers(pattern, tool)).sort((a, b) => b.length - a.length)[0];
     if (hit) matches.push({ rule, length: hit.length });
   }
   return best(matches);

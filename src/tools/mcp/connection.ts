@@ -9,7 +9,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { log } from "../../runtime/log.ts";
-import { redact } from "../../runtime/secrets.ts";
+import { redact, redactSecrets } from "../../runtime/secrets.ts";
 import { ToolError } from "../types.ts";
 import { isStdioServer, type McpServerConfig } from "./config.ts";
 import { describeExit, messageOf, schemaIssues, seconds } from "./failures.ts";
@@ -276,7 +276,7 @@ export class McpConnection {
     if (error instanceof StartupTimeout) return `did not finish starting within ${seconds(this.options.startupTimeoutMs)}`;
     const exit = describeExit(child);
     if (exit) {
-      const stderr = child?.stderrTail.at(-1)?.trim();
+      const stderr = redactSecrets(child?.stderrTail.at(-1) ?? "").trim();
       return `exited during startup (${exit})${stderr ? `: ${stderr.slice(0, 300)}` : ""}`;
     }
     const issues = schemaIssues(error);

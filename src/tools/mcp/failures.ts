@@ -4,6 +4,7 @@
  * described. Callers pass the results through `redact`.
  * @module
  */
+import { redactSecrets } from "../../runtime/secrets.ts";
 import type { ProcessTransport } from "./stdio-transport.ts";
 
 /** `1500` → `1.5s`. */
@@ -22,7 +23,8 @@ export function messageOf(error: unknown): string {
   if (typeof status === "number" && status >= 100 && status < 600) {
     text = `HTTP ${status}: ${text.replace(/^(Streamable HTTP|SSE) error: /, "")}`;
   }
-  text = text.replace(/\s+/g, " ").trim();
+  // Hidden before the cut, which could otherwise leave part of a secret that redaction no longer recognises.
+  text = redactSecrets(text).replace(/\s+/g, " ").trim();
   return text.length > MAX_DETAIL_LENGTH ? `${text.slice(0, MAX_DETAIL_LENGTH - 1)}…` : text;
 }
 

@@ -5,6 +5,7 @@
  * @module
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { redactSecrets } from "../../runtime/secrets.ts";
 import { DEFAULT_MAX_BYTES, formatSize, utf8Length } from "../truncate.ts";
 import type { ToolOutputPart, ToolResult } from "../types.ts";
 
@@ -55,7 +56,9 @@ function capText(parts: ToolOutputPart[]): { parts: ToolOutputPart[]; truncated:
       budget -= size;
       continue;
     }
-    const head = new TextDecoder().decode(new TextEncoder().encode(part.text).subarray(0, budget)).replace(/\uFFFD$/, "");
+    // Hidden before the cut, which could otherwise leave part of a secret that redaction (later, on the whole result) no longer recognises.
+    const text = redactSecrets(part.text);
+    const head = new TextDecoder().decode(new TextEncoder().encode(text).subarray(0, budget)).replace(/\uFFFD$/, "");
     out.push({ type: "text", text: `${head}\n\n[Output truncated: the result is over ${formatSize(MAX_RESULT_TEXT_BYTES)}.]` });
     truncated = true;
   }

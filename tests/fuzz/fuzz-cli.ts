@@ -9,6 +9,7 @@
  *                     count each), stdio-ndjson, stdio-content-length, ws, or all (all)
  *                                                              env FUZZ_TRANSPORT
  *   --exclude-known   leave out the known bug classes          env FUZZ_EXCLUDE_KNOWN=1
+ *   --keep-going      after a finding, restart the agent and go on (counts findings)
  *   --inputs I,J,…    replay exactly these inputs (a reproduction) of one runtime and transport
  *   --timeout-ms N    longest wait for owed answers (10000)
  *   --max-rss-mb N    memory bound for the agent (1024)
@@ -30,6 +31,7 @@ export interface FuzzArgs {
   runtimes: RuntimeName[];
   transports: TransportName[];
   excludeKnown: boolean;
+  keepGoing: boolean;
   inputs?: number[];
   timeoutMs: number;
   maxRssMb: number;
@@ -58,12 +60,12 @@ export function parseFuzzArgs(argv: string[], env: Record<string, string | undef
     const arg = argv[i]!;
     if (!arg.startsWith("--")) usage(`unexpected argument ${JSON.stringify(arg)}`);
     const [name, inline] = arg.slice(2).split("=", 2) as [string, string | undefined];
-    if (name === "exclude-known") flags.set(name, "1");
+    if (name === "exclude-known" || name === "keep-going") flags.set(name, "1");
     else if (inline !== undefined) flags.set(name, inline);
     else if (i + 1 < argv.length) flags.set(name, argv[++i]!);
     else usage(`--${name} needs a value`);
   }
-  const known = new Set(["target", "seed", "count", "runtime", "transport", "exclude-known", "inputs", "timeout-ms", "max-rss-mb", "shrink-seconds"]);
+  const known = new Set(["target", "seed", "count", "runtime", "transport", "exclude-known", "keep-going", "inputs", "timeout-ms", "max-rss-mb", "shrink-seconds"]);
   for (const name of flags.keys()) if (!known.has(name)) usage(`unknown option --${name}`);
   const pick = (name: string, envName: string) => flags.get(name) ?? env[envName];
   const list = <T extends string>(value: string | undefined, all: T[], aliases: Record<string, T[]>, what: string): T[] => {
@@ -79,6 +81,7 @@ export function parseFuzzArgs(argv: string[], env: Record<string, string | undef
     runtimes: list(pick("runtime", "FUZZ_RUNTIME"), RUNTIMES, {}, "runtime"),
     transports: list(pick("transport", "FUZZ_TRANSPORT"), TRANSPORTS, { stdio: ["stdio-ndjson", "stdio-content-length"] }, "transport"),
     excludeKnown: pick("exclude-known", "FUZZ_EXCLUDE_KNOWN") === "1",
+    keepGoing: flags.get("keep-going") === "1",
     ...(inputs ? { inputs } : {}),
     timeoutMs: integer("--timeout-ms", flags.get("timeout-ms"), 10_000),
     maxRssMb: integer("--max-rss-mb", flags.get("max-rss-mb"), 1024),
@@ -113,21 +116,29 @@ export async function runTransportFuzz(args: FuzzArgs, log: (line: string) => vo
         runtime,
         transport,
         excludeKnown: args.excludeKnown,
+        keepGoing: args.keepGoing,
         timeoutMs: args.timeoutMs,
         maxRssMb: args.maxRssMb,
         shrinkSeconds: args.shrinkSeconds,
         log,
       });
       results.push(result);
-      log(`fuzz: ${runtime} ${transport}: ${result.inputs} inputs, ${result.seconds.toFixed(1)} s, peak RSS ${(result.peakRssBytes / 2 ** 20).toFixed(0)} MiB, ${result.finding ? "1 finding" : "no findings"}`);
+      log(`fuzz: ${runtime} ${transport}: ${result.inputs} inputs, ${result.seconds.toFixed(1)} s, peak RSS ${(result.peakRssBytes / 2 ** 20).toFixed(0)} MiB, ${result.findings.length ? `${result.findings.length} finding(s)` : "no findings"}`);
     }
   }
   return results;
 }
 
+function summarizeKinds(r: FuzzResult): string {
+  const counts = new Map<string, number>();
+  for (const f of r.findings) counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
+  const first = r.finding!.detail.split("\n")[0]!.slice(0, 100);
+  return `${[...counts].map(([k, n]) => `${n}× ${k}`).join(", ")} (first: ${first})`;
+}
+
 /** A Markdown table of results. */
 export function resultTable(results: FuzzResult[]): string {
-  const rows = results.map((r) => `| ${r.runtime} | ${r.transport} | ${r.inputs} | ${r.seconds.toFixed(1)} | ${(r.peakRssBytes / 2 ** 20).toFixed(0)} | ${r.finding ? `${r.finding.kind}: ${r.finding.detail.slice(0, 120)}` : "none"} |`);
+  const rows = results.map((r) => `| ${r.runtime} | ${r.transport} | ${r.inputs} | ${r.seconds.toFixed(1)} | ${(r.peakRssBytes / 2 ** 20).toFixed(0)} | ${r.findings.length ? `${r.findings.length}: ${summarizeKinds(r)}` : "none"} |`);
   return ["| runtime | transport | inputs | seconds | peak RSS (MiB) | findings |", "|---|---|---|---|---|---|", ...rows].join("\n");
 }
 

@@ -28,6 +28,8 @@ export interface FuzzOptions {
   replay?: boolean;
   /** Longest wait for owed answers at a checkpoint. */
   timeoutMs: number;
+  /** After a finding, restart the agent and go on (for long runs that count findings). */
+  keepGoing?: boolean;
   /** Resident memory the agent may use, in MiB. */
   maxRssMb: number;
   /** Time budget for shrinking a finding. */
@@ -43,8 +45,11 @@ export interface FuzzResult {
   inputs: number;
   seconds: number;
   peakRssBytes: number;
+  /** The first finding. */
   finding?: Finding;
-  /** The smallest input sequence found that still shows the finding. */
+  /** Every finding (more than one only with `keepGoing`). */
+  findings: Finding[];
+  /** The smallest input sequence found that still shows the first finding. */
   minimal?: number[];
   /** The command that replays the minimal sequence. */
   reproduce?: string;
@@ -159,38 +164,58 @@ function reproduceCommand(o: FuzzOptions, indices: number[]): string {
   return `npm run fuzz -- --seed ${o.seed} --runtime ${o.runtime} --transport ${o.transport}${o.excludeKnown ? " --exclude-known" : ""} --inputs ${indices.join(",")}`;
 }
 
-/** Runs one fuzz campaign (or one reproduction with `inputs`) and reports. */
+/** Shrinks one finding, logs it with its reproduction, and returns the minimal sequence. */
+async function report(o: FuzzOptions, finding: Finding, sent: number[]): Promise<{ minimal: number[]; reproduce: string }> {
+  o.log(`FINDING (${finding.kind}) on ${o.runtime} ${o.transport}, seed ${o.seed}, after ${sent.length} inputs of this process: ${finding.detail}`);
+  let minimal = sent;
+  if (!o.replay && o.shrinkSeconds > 0 && sent.length > 0) {
+    o.log(`  shrinking (at most ${o.shrinkSeconds} s)…`);
+    minimal = await shrink(o, sent, finding.kind);
+  }
+  const reproduce = reproduceCommand(o, minimal);
+  o.log(`  minimal input sequence (${minimal.length}):`);
+  for (const index of minimal.slice(0, 30)) o.log(`    #${index} ${describeInput(inputAt(o, index))}`);
+  if (minimal.length > 30) o.log(`    … ${minimal.length - 30} more`);
+  o.log(`  reproduce: ${reproduce}`);
+  return { minimal, reproduce };
+}
+
+/**
+ * Runs one fuzz campaign (or one reproduction with `inputs`) and reports.
+ * With `keepGoing`, a finding restarts the agent and the run goes on with
+ * the next input; each kind of finding is shrunk once.
+ */
 export async function fuzzTransport(o: FuzzOptions): Promise<FuzzResult> {
   const started = performance.now();
   const indices = o.inputs ?? Array.from({ length: o.count }, (_, i) => i);
+  const result: FuzzResult = { runtime: o.runtime, transport: o.transport, seed: o.seed, inputs: 0, seconds: 0, peakRssBytes: 0, findings: [] };
+  const shrunk = new Set<string>();
   let nextReport = 0.1;
-  const run = await runSequence(o, indices, !o.replay, (done) => {
-    if (done / indices.length < nextReport) return;
-    nextReport += 0.1;
-    const seconds = (performance.now() - started) / 1000;
-    o.log(`  ${o.runtime} ${o.transport}: ${done}/${indices.length} inputs, ${seconds.toFixed(1)} s, ${(done / seconds).toFixed(0)}/s`);
-  });
-  const result: FuzzResult = {
-    runtime: o.runtime,
-    transport: o.transport,
-    seed: o.seed,
-    inputs: run.sent.length,
-    seconds: (performance.now() - started) / 1000,
-    peakRssBytes: run.peakRssBytes,
-  };
-  if (!run.finding) return result;
-  result.finding = run.finding;
-  o.log(`FINDING (${run.finding.kind}) on ${o.runtime} ${o.transport}, seed ${o.seed}, after ${run.sent.length} inputs: ${run.finding.detail}`);
-  if (!o.replay && o.shrinkSeconds > 0 && run.sent.length > 0) {
-    o.log(`  shrinking (at most ${o.shrinkSeconds} s)…`);
-    result.minimal = await shrink(o, run.sent, run.finding.kind);
-  } else {
-    result.minimal = run.sent;
+  let remaining = indices;
+  while (remaining.length > 0) {
+    const before = result.inputs;
+    const run = await runSequence(o, remaining, !o.replay, (done) => {
+      if ((before + done) / indices.length < nextReport) return;
+      nextReport += 0.1;
+      const seconds = (performance.now() - started) / 1000;
+      o.log(`  ${o.runtime} ${o.transport}: ${before + done}/${indices.length} inputs, ${seconds.toFixed(1)} s, ${((before + done) / seconds).toFixed(0)}/s`);
+    });
+    result.inputs += run.sent.length;
+    result.peakRssBytes = Math.max(result.peakRssBytes, run.peakRssBytes);
+    if (!run.finding) break;
+    result.findings.push(run.finding);
+    if (!result.finding) result.finding = run.finding;
+    if (!shrunk.has(run.finding.kind)) {
+      shrunk.add(run.finding.kind);
+      const { minimal, reproduce } = await report(o, run.finding, run.sent);
+      if (!result.minimal) Object.assign(result, { minimal, reproduce });
+    } else {
+      o.log(`FINDING (${run.finding.kind}) again after input #${run.sent.at(-1) ?? "?"}: ${run.finding.detail.slice(0, 200)}`);
+    }
+    if (!o.keepGoing) break;
+    // The process that showed it is gone; a new one takes the inputs after the last one sent.
+    remaining = remaining.slice(Math.max(run.sent.length, 1));
   }
-  result.reproduce = reproduceCommand(o, result.minimal);
-  o.log(`  minimal input sequence (${result.minimal.length}):`);
-  for (const index of result.minimal.slice(0, 30)) o.log(`    #${index} ${describeInput(inputAt(o, index))}`);
-  if (result.minimal.length > 30) o.log(`    … ${result.minimal.length - 30} more`);
-  o.log(`  reproduce: ${result.reproduce}`);
+  result.seconds = (performance.now() - started) / 1000;
   return result;
 }

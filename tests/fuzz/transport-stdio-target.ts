@@ -11,7 +11,7 @@ import { requestIn } from "./transport-oracle.ts";
 import { OutputReader, type OutputFraming } from "./transport-output-reader.ts";
 import { Prng } from "./transport-prng.ts";
 import { generateRpcInput, type GenerateOptions, type RpcInput } from "./transport-rpc-inputs.ts";
-import { currentRss, encodeSegments, type Finding, type FuzzTarget } from "./transport-target.ts";
+import { currentRss, encodeSegments, stderrGist, type Finding, type FuzzTarget } from "./transport-target.ts";
 
 /** One stdio input: a message and how its frame is written. */
 export interface StdioInput {
@@ -152,7 +152,8 @@ export class StdioTarget implements FuzzTarget<StdioInput> {
   #crash(): Finding | undefined {
     if (!this.#exited && !processGone(this.pid)) return undefined;
     const exit = this.#exited;
-    return { kind: "crashed", detail: `the agent exited (code ${exit?.code ?? "?"}, signal ${exit?.signal ?? "none"}); stderr: ${this.#proc.stderr().slice(-600)}` };
+    const stderr = this.#proc.stderr();
+    return { kind: "crashed", detail: `the agent exited (code ${exit?.code ?? "?"}, signal ${exit?.signal ?? "none"}): ${stderrGist(stderr)}\nstderr tail: ${stderr.slice(-600)}` };
   }
 
   async checkpoint(timeoutMs: number): Promise<Finding | undefined> {

@@ -64,3 +64,10 @@ export function currentRss(pid: number): number {
     return 0;
   }
 }
+
+/** The line of a crashed agent's stderr that says most: the last one naming an error, else the last one. */
+export function stderrGist(stderr: string): string {
+  const lines = stderr.split("\n").map((l) => l.trim()).filter(Boolean);
+  const named = lines.filter((l) => /error|panic|uncaught|unhandled/i.test(l) && !/^at /.test(l));
+  return (named.at(-1) ?? lines.at(-1) ?? "(nothing on stderr)").slice(0, 300);
+}

@@ -13,7 +13,7 @@ import { preview } from "./transport-output-reader.ts";
 import { Prng } from "./transport-prng.ts";
 import type { RpcInput } from "./transport-rpc-inputs.ts";
 import type { StdioInput } from "./transport-stdio-target.ts";
-import { currentRss, encodeSegments, type Finding, type FuzzTarget } from "./transport-target.ts";
+import { currentRss, encodeSegments, stderrGist, type Finding, type FuzzTarget } from "./transport-target.ts";
 import { RawWebSocket, UpgradeRefused } from "./transport-ws-client.ts";
 import { encodeFrame } from "./transport-ws-frames.ts";
 import { messageFrames, type WsInput } from "./transport-ws-inputs.ts";
@@ -78,7 +78,8 @@ export class WsTarget implements FuzzTarget<WsInput> {
 
   #crash(): Finding | undefined {
     if (this.serve.proc.child.exitCode === null && this.serve.proc.child.signalCode === null && !processGone(this.pid)) return undefined;
-    return { kind: "crashed", detail: `agent serve exited (code ${this.serve.proc.child.exitCode}, signal ${this.serve.proc.child.signalCode}); stderr: ${this.serve.proc.stderr().slice(-800)}` };
+    const stderr = this.serve.proc.stderr();
+    return { kind: "crashed", detail: `agent serve exited (code ${this.serve.proc.child.exitCode}, signal ${this.serve.proc.child.signalCode}): ${stderrGist(stderr)}\nstderr tail: ${stderr.slice(-800)}` };
   }
 
   async #createApcSession(): Promise<string | undefined> {

@@ -18,7 +18,7 @@
  * Node runs the built dist/cli.js (run `npm run build` first; `npm run fuzz`
  * does), Bun and Deno run mod.ts. Exit code 1 when anything was found.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, type RuntimeName } from "../helpers/agent-process.ts";
 import { fuzzTransport, type FuzzResult, type TransportName } from "./transport-fuzz.ts";
@@ -136,6 +136,28 @@ function summarizeKinds(r: FuzzResult): string {
   return `${[...counts].map(([k, n]) => `${n}× ${k}`).join(", ")} (first: ${first})`;
 }
 
+/**
+ * Hands `--target session-file` to the session-file fuzzer that lives next to
+ * this file: its own script when there is one (same options), else its tests
+ * under `bun test` with FUZZ_SEED and FUZZ_COUNT set.
+ */
+async function runSessionFileFuzz(args: FuzzArgs): Promise<number> {
+  const folder = join(ROOT, "tests", "fuzz");
+  const script = ["session-file-fuzz.ts", "session-file-fuzzer.ts", "session-file-cli.ts"].map((name) => join(folder, name)).find(existsSync);
+  const env = { ...process.env, FUZZ_SEED: String(args.seed), FUZZ_COUNT: String(args.count) };
+  let command: string[];
+  if (script) {
+    const rest = process.argv.slice(2).filter((a, i, all) => a !== "--target" && all[i - 1] !== "--target" && !a.startsWith("--target="));
+    command = [process.execPath, script, ...rest];
+  } else {
+    const tests = readdirSync(folder).filter((name) => name.startsWith("session-file-") && name.endsWith(".test.ts"));
+    if (tests.length === 0) usage("the session-file fuzzer is not part of this checkout");
+    command = [process.execPath, "test", "--timeout", "600000", ...tests.map((name) => join(folder, name))];
+  }
+  console.log(`fuzz: session files, seed ${args.seed}: ${command.slice(1).join(" ")}`);
+  return await Bun.spawn(command, { cwd: ROOT, env, stdio: ["inherit", "inherit", "inherit"] }).exited;
+}
+
 /** A Markdown table of results. */
 export function resultTable(results: FuzzResult[]): string {
   const rows = results.map((r) => `| ${r.runtime} | ${r.transport} | ${r.inputs} | ${r.seconds.toFixed(1)} | ${(r.peakRssBytes / 2 ** 20).toFixed(0)} | ${r.findings.length ? `${r.findings.length}: ${summarizeKinds(r)}` : "none"} |`);
@@ -144,13 +166,7 @@ export function resultTable(results: FuzzResult[]): string {
 
 if (import.meta.main) {
   const args = parseFuzzArgs(process.argv.slice(2), process.env);
-  if (args.target === "session-file") {
-    // The session-file fuzzer lives next to this one when it is part of the build.
-    const script = join(ROOT, "tests", "fuzz", "session-file-fuzz.ts");
-    if (!existsSync(script)) usage("the session-file fuzzer is not part of this checkout");
-    const child = Bun.spawn([process.execPath, script, ...process.argv.slice(2).filter((a, i, all) => a !== "--target" && all[i - 1] !== "--target" && !a.startsWith("--target="))], { stdio: ["inherit", "inherit", "inherit"] });
-    process.exit(await child.exited);
-  }
+  if (args.target === "session-file") process.exit(await runSessionFileFuzz(args));
   if (args.target !== "transport") usage(`unknown target ${JSON.stringify(args.target)} (transport or session-file)`);
   const results = await runTransportFuzz(args, (line) => console.log(line));
   console.log(`\nseed ${args.seed}\n${resultTable(results)}`);

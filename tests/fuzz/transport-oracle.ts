@@ -83,6 +83,8 @@ interface Owed {
 /** Requests sent on one connection and the answers they got. */
 export class Ledger {
   readonly #owed = new Map<string, Owed>();
+  /** Σ max(0, required − got) over all ids, kept up to date so waiting stays cheap. */
+  #missing = 0;
 
   #entry(key: string): Owed {
     let entry = this.#owed.get(key);
@@ -93,8 +95,12 @@ export class Ledger {
   /** Records a request that must be answered (`required`) or may be. */
   expect(key: string, required: boolean): void {
     const entry = this.#entry(key);
-    if (required) entry.required++;
-    else entry.optional++;
+    if (required) {
+      entry.required++;
+      if (entry.got < entry.required) this.#missing++;
+    } else {
+      entry.optional++;
+    }
   }
 
   /** Records a response; returns a failure description when nothing was owed for its id. */
@@ -105,8 +111,14 @@ export class Ledger {
     if (!entry || entry.got >= entry.required + entry.optional) {
       return entry ? `id ${key.slice(0, 80)} answered ${entry.got + 1} times for ${entry.required + entry.optional} request(s)` : `a response with id ${key.slice(0, 80)}, which no request carried`;
     }
+    if (entry.got < entry.required) this.#missing--;
     entry.got++;
     return undefined;
+  }
+
+  /** Whether every required answer has come. */
+  settled(): boolean {
+    return this.#missing === 0;
   }
 
   /** Ids of requests still waiting for their answer. */

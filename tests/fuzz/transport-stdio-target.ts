@@ -160,7 +160,7 @@ export class StdioTarget implements FuzzTarget<StdioInput> {
     const id = `${OWN_ID}probe-${this.#probes++}`;
     await this.#write(this.#frame(this.conn.ownRequest(id, "fuzz/probe", {})));
     const ledger = this.conn.ledger;
-    await this.conn.until(() => ledger.unanswered().length === 0 || this.#exited !== undefined, timeoutMs);
+    await this.conn.until(() => ledger.settled() || this.#exited !== undefined, timeoutMs);
     const crash = this.#crash();
     if (crash) return crash;
     if (this.conn.finding) return this.conn.finding;

@@ -203,7 +203,7 @@ export class WsTarget implements FuzzTarget<WsInput> {
     const id = `${OWN_ID}probe-${this.#probes++}`;
     await this.#text(live.ws, live.conn.ownRequest(id, "fuzz/probe", {}));
     const ledger = live.conn.ledger;
-    await live.conn.until(() => ledger.unanswered().length === 0 || live.ws.closed, timeoutMs);
+    await live.conn.until(() => ledger.settled() || live.ws.closed, timeoutMs);
     await new Promise((r) => setTimeout(r, 0));
     const crash = this.#crash();
     if (crash) return crash;

@@ -1,14 +1,21 @@
 /**
- * Sits between a message stream and the SDK and keeps two promises the SDK
+ * Sits between a message stream and the SDK and keeps three promises the SDK
  * alone does not:
+ * - a message that is not JSON-RPC is answered `-32600` (`id: null`) here and
+ *   never reaches the SDK, so every request the SDK sees is one it answers
+ *   under the request's own id;
  * - messages after `initialize` wait until its response is written (the SDK
  *   dispatches concurrently, so a pipelined `session/new` would otherwise be
  *   refused as "not initialized");
  * - at end of input every request already received is still answered: the
  *   caller cancels running turns, then the input closes once the responses
- *   are out (bounded), so `printf … | acp-edge agent stdio` loses nothing.
+ *   are out, so `printf … | acp-edge agent stdio` loses nothing.
+ * Every wait is bounded: whatever a client sends, nothing here waits forever
+ * for an answer that does not come.
  * @module
  */
+import { classifyEnvelope, invalidEnvelopeReply, type JsonRpcId } from "./jsonrpc-envelope.ts";
+
 type Message = Record<string, unknown>;
 
 export interface MessageStreamPair {
@@ -21,66 +28,107 @@ export interface GuardOptions {
   onInputEnd(): void;
   /** Longest wait for outstanding answers after end of input. */
   drainTimeoutMs?: number;
+  /** Longest time messages after `initialize` wait for its answer before they go on regardless. */
+  initializeTimeoutMs?: number;
 }
 
-const isRequest = (m: Message) => typeof m.method === "string" && "id" in m;
-const isResponse = (m: Message) => !("method" in m) && "id" in m;
+const DEFAULT_BOUND_MS = 5000;
+
+/** Resolves after `ms`, or earlier when `done` settles; never keeps a timer alive past that. */
+async function bounded(done: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
 
 export function guardConnection(stream: MessageStreamPair, options: GuardOptions): MessageStreamPair {
-  const outstanding = new Set<unknown>();
+  // Requests received and not yet answered, counted per id: a client may reuse an id while one is open.
+  const outstanding = new Map<JsonRpcId, number>();
   let drained: (() => void) | undefined;
-  let initializeId: unknown;
-  let initialized: (() => void) | undefined;
+  let initialize: { id: JsonRpcId; release(): void } | undefined;
   let gate: Promise<void> = Promise.resolve();
+
+  const answered = (id: unknown) => {
+    const count = outstanding.get(id as JsonRpcId);
+    if (count === undefined) return;
+    if (count > 1) outstanding.set(id as JsonRpcId, count - 1);
+    else outstanding.delete(id as JsonRpcId);
+    if (initialize && Object.is(initialize.id, id)) initialize.release();
+    if (drained && outstanding.size === 0) drained();
+  };
+  // Once a write has failed nothing can reach the client any more: stop waiting for answers to it.
+  let gone = false;
+  const clientGone = () => {
+    gone = true;
+    outstanding.clear();
+    initialize?.release();
+    drained?.();
+  };
+
+  // The SDK's answers and the guard's own share the output, one write at a time.
+  let writing: Promise<void> = Promise.resolve();
+  const write = (message: Message): Promise<void> => {
+    const next = writing.then(async () => {
+      const writer = stream.writable.getWriter();
+      try {
+        await writer.write(message);
+      } finally {
+        writer.releaseLock();
+      }
+    });
+    writing = next.catch(() => undefined);
+    return next;
+  };
 
   const readable = stream.readable.pipeThrough(
     new TransformStream<Message, Message>({
       async transform(message, controller) {
         await gate;
-        if (isRequest(message)) outstanding.add(message.id);
-        controller.enqueue(message);
-        if (message.method === "initialize" && isRequest(message)) {
-          initializeId = message.id;
-          gate = new Promise((resolve) => (initialized = resolve));
+        const envelope = classifyEnvelope(message);
+        if (envelope.kind === "invalid") {
+          // A failed reply means the client is gone, as for any other write.
+          await write(invalidEnvelopeReply(envelope.reason)).catch(clientGone);
+          return;
         }
+        if (envelope.kind === "request" && !gone) {
+          outstanding.set(envelope.id, (outstanding.get(envelope.id) ?? 0) + 1);
+          if (envelope.method === "initialize") {
+            let release!: () => void;
+            const released = new Promise<void>((resolve) => (release = resolve));
+            initialize = { id: envelope.id, release };
+            gate = bounded(released, options.initializeTimeoutMs ?? DEFAULT_BOUND_MS).then(() => {
+              initialize = undefined;
+            });
+          }
+        }
+        controller.enqueue(message);
       },
       async flush() {
-        await gate;
         options.onInputEnd();
-        if (outstanding.size === 0) return;
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([
-          new Promise<void>((resolve) => (drained = resolve)),
-          new Promise<void>((resolve) => (timer = setTimeout(resolve, options.drainTimeoutMs ?? 5000))),
-        ]);
-        clearTimeout(timer);
+        if (gone || outstanding.size === 0) return;
+        await bounded(new Promise<void>((resolve) => (drained = resolve)), options.drainTimeoutMs ?? DEFAULT_BOUND_MS);
       },
     }),
   );
 
   const writable = new WritableStream<Message>({
     async write(message) {
-      const writer = stream.writable.getWriter();
       try {
-        await writer.write(message);
+        await write(message);
       } catch (error) {
-        // The client is gone: nothing outstanding can reach it any more, so stop waiting for it.
-        outstanding.clear();
-        drained?.();
+        clientGone();
         throw error;
-      } finally {
-        writer.releaseLock();
       }
-      if (!isResponse(message)) return;
-      outstanding.delete(message.id);
-      if (initialized && message.id === initializeId) {
-        initialized();
-        initialized = undefined;
-      }
-      if (drained && outstanding.size === 0) drained();
+      if (!("method" in message) && "id" in message) answered(message.id);
     },
-    close: () => stream.writable.close(),
-    abort: (reason) => stream.writable.abort(reason),
+    close: async () => {
+      await writing;
+      await stream.writable.close();
+    },
+    abort: async (reason) => {
+      await writing;
+      await stream.writable.abort(reason);
+    },
   });
   return { readable, writable };
 }

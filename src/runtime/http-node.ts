@@ -8,6 +8,7 @@ import { createServer, STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import { WebSocketServer, type WebSocket } from "ws";
+import { log } from "./log.ts";
 import type { WebSocketLike } from "./websocket-like.ts";
 import type { HttpServer, HttpServerOptions } from "./http-server.ts";
 
@@ -29,6 +30,10 @@ async function writeResponse(socket: Duplex, response: Response): Promise<void> 
 }
 
 function wrap(ws: WebSocket): WebSocketLike {
+  // A frame that breaks the protocol (invalid UTF-8, a reserved close code, a message over maxPayload) makes
+  // ws close this socket with the matching code (1007, 1002, 1009) and then emit 'error'; 'close' follows.
+  // Unheard, that 'error' would end the process and every other connection with it.
+  ws.on("error", (error) => log.debug("a WebSocket broke the protocol and was closed", error.message));
   return {
     send: (text) => ws.send(text),
     bufferedAmount: () => ws.bufferedAmount,
@@ -62,8 +67,13 @@ export async function listenNode<T>(options: HttpServerOptions<T>): Promise<Http
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port, options.hostname, () => resolve());
+    server.listen(options.port, options.hostname, () => {
+      server.off("error", reject);
+      resolve();
+    });
   });
+  // Once listening, an error (a failed accept under EMFILE, say) costs at most that connection, never the server.
+  server.on("error", (error) => log.warn("the HTTP server reported an error", error.message));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
   return {

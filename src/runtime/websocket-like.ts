@@ -22,4 +22,5 @@ export const CLOSE = {
   unsupportedData: 1003,
   policyViolation: 1008,
   tooBig: 1009,
+  internalError: 1011,
 } as const;

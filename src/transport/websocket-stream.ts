@@ -54,7 +54,7 @@ export function createWebSocketStream(ws: WebSocketLike, limits: WebSocketLimits
     }
   };
 
-  ws.onMessage((data, isBinary) => {
+  const receive = (data: string | Uint8Array, isBinary: boolean) => {
     if (!open) return;
     if (isBinary) return close(CLOSE.unsupportedData, "binary frames are not supported; send JSON-RPC as text frames");
     const text = typeof data === "string" ? data : new TextDecoder().decode(data);
@@ -70,6 +70,15 @@ export function createWebSocketStream(ws: WebSocketLike, limits: WebSocketLimits
       }
     } else {
       controller.enqueue(classified.message);
+    }
+  };
+  // A throw inside a runtime's socket callback would take the whole server down (Bun exits on it):
+  // whatever goes wrong with one message costs only its socket.
+  ws.onMessage((data, isBinary) => {
+    try {
+      receive(data, isBinary);
+    } catch {
+      close(CLOSE.internalError, "internal error while reading a message");
     }
   });
 

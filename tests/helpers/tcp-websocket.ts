@@ -1,7 +1,8 @@
 /**
  * A bare WebSocket client on a TCP socket, for the one thing `ws` cannot do
  * under every test runtime: stop reading, so the server's outbound buffer for
- * this client fills up. Enough of RFC 6455 for text and close frames.
+ * this client fills up, and send frames no conforming client would (invalid
+ * UTF-8, bad close codes). Enough of RFC 6455 for text and close frames.
  */
 import { connect, type Socket } from "node:net";
 import { randomBytes } from "node:crypto";
@@ -11,18 +12,21 @@ export interface TcpWebSocket {
   messages: any[];
   closeCode?: number;
   sendJson(message: unknown): void;
+  /** Sends one masked frame with this opcode (1 text, 2 binary, 8 close, …) and payload, as is. */
+  sendFrame(opcode: number, payload: Uint8Array): void;
   pause(): void;
   resume(): void;
   ended: Promise<void>;
   destroy(): void;
 }
 
-function frame(payload: Buffer): Buffer {
+function frame(payload: Buffer, opcode = 1): Buffer {
   const mask = randomBytes(4);
   const length = payload.length;
-  const header = length < 126 ? Buffer.from([0x81, 0x80 | length]) : length < 65536 ? Buffer.from([0x81, 0x80 | 126, length >> 8, length & 255]) : (() => {
+  const first = 0x80 | opcode;
+  const header = length < 126 ? Buffer.from([first, 0x80 | length]) : length < 65536 ? Buffer.from([first, 0x80 | 126, length >> 8, length & 255]) : (() => {
     const h = Buffer.alloc(10);
-    h[0] = 0x81;
+    h[0] = first;
     h[1] = 0x80 | 127;
     h.writeBigUInt64BE(BigInt(length), 2);
     return h;
@@ -41,6 +45,7 @@ export function openTcpWebSocket(url: string, headers: Record<string, string>, p
     const client: TcpWebSocket = {
       messages: [],
       sendJson: (message) => void socket.write(frame(Buffer.from(JSON.stringify(message)))),
+      sendFrame: (opcode, payload) => void socket.write(frame(Buffer.from(payload), opcode)),
       pause: () => void socket.pause(),
       resume: () => void socket.resume(),
       ended: new Promise((r) => (endedResolve = r)),

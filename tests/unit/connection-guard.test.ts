@@ -1,0 +1,118 @@
+/**
+ * The connection guard on its own, between in-memory streams standing in for
+ * the transport (below) and the SDK (above): it must never wait for an answer
+ * that does not come, and must keep what is not JSON-RPC away from the SDK.
+ */
+import { describe, expect, test } from "bun:test";
+import { guardConnection } from "../../src/acp/connection-guard.ts";
+import { waitFor } from "../helpers/expect-error.ts";
+
+type Message = Record<string, unknown>;
+
+/** A transport whose input the test feeds and whose output it records; the guard on top. */
+function guarded(options: { drainTimeoutMs?: number; initializeTimeoutMs?: number; output?: WritableStream<Message> } = {}) {
+  const input = new TransformStream<Message, Message>();
+  const written: Message[] = [];
+  const output = options.output ?? new WritableStream<Message>({ write: (m) => void written.push(m) });
+  let inputEnded = false;
+  const guard = guardConnection({ readable: input.readable, writable: output }, { ...options, onInputEnd: () => (inputEnded = true) });
+  const feed = input.writable.getWriter();
+  // Read like the SDK does, all the time: the guard only moves while its output is read.
+  const passed: Message[] = [];
+  const reader = guard.readable.getReader();
+  let isClosed = false;
+  const closed = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return void (isClosed = true);
+      passed.push(value);
+    }
+  })();
+  return {
+    written,
+    passed,
+    closed,
+    isClosed: () => isClosed,
+    inputEnded: () => inputEnded,
+    send: (message: Message) => feed.write(message),
+    end: () => feed.close(),
+    answer: async (message: Message) => {
+      const writer = guard.writable.getWriter();
+      try {
+        await writer.write(message);
+      } finally {
+        writer.releaseLock();
+      }
+    },
+  };
+}
+
+const request = (id: unknown, method: string) => ({ jsonrpc: "2.0", id, method, params: {} });
+
+describe("connection guard", () => {
+  test("an initialize that is never answered holds later messages only for the bound, and end of input still completes", async () => {
+    const g = guarded({ initializeTimeoutMs: 20, drainTimeoutMs: 20 });
+    await g.send(request(1, "initialize"));
+    await g.send(request(2, "session/list"));
+    await g.end();
+    await g.closed;
+    expect(g.passed).toEqual([request(1, "initialize"), request(2, "session/list")]);
+    expect(g.inputEnded()).toBe(true);
+  });
+
+  test("a message that is not JSON-RPC is answered -32600 by the guard and never passed on, even as initialize", async () => {
+    const g = guarded({ initializeTimeoutMs: 60_000 });
+    for (const bad of [
+      { id: 1, method: "initialize", params: {} },
+      { jsonrpc: "1.0", id: 1, method: "initialize" },
+      { jsonrpc: "2.0", id: { x: 1 }, method: "initialize" },
+      { jsonrpc: "2.0", id: 1, method: 7 },
+      {},
+    ]) {
+      await g.send(bad);
+    }
+    await g.send(request(2, "session/list"));
+    await waitFor(() => g.passed.length > 0, 5000, "the good request to pass");
+    expect(g.passed).toEqual([request(2, "session/list")]);
+    for (const reply of g.written) expect(reply).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+    expect(g.written.map((r) => (r.error as { message: string }).message)).toEqual([
+      'Invalid request: "jsonrpc" must be "2.0"',
+      'Invalid request: "jsonrpc" must be "2.0"',
+      'Invalid request: "id" must be a string, a number or null',
+      'Invalid request: "method" must be a string',
+      'Invalid request: a message needs a "method" (request or notification) or an "id" (response)',
+    ]);
+  });
+
+  test("two open requests with one id: end of input waits for both answers", async () => {
+    const g = guarded({ drainTimeoutMs: 60_000 });
+    await g.send(request(7, "session/list"));
+    await g.send(request(7, "session/list"));
+    await g.end();
+    await waitFor(() => g.inputEnded(), 5000, "end of input");
+    await g.answer({ jsonrpc: "2.0", id: 7, result: {} });
+    // Give the guard every chance to close early: several macrotasks pass with one answer still due.
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+    expect(g.isClosed()).toBe(false);
+    await g.answer({ jsonrpc: "2.0", id: 7, result: {} });
+    await g.closed;
+    expect(g.passed).toHaveLength(2);
+  });
+
+  test("when the output fails, an initialize still waiting for its answer stops holding the input", async () => {
+    let fail = false;
+    const output = new WritableStream<Message>({
+      write() {
+        if (fail) throw new Error("the client went away");
+      },
+    });
+    const g = guarded({ output, initializeTimeoutMs: 60_000, drainTimeoutMs: 60_000 });
+    await g.send(request(1, "initialize"));
+    await g.send(request(2, "session/list"));
+    fail = true;
+    await g.answer({ jsonrpc: "2.0", method: "session/update", params: {} }).catch(() => undefined);
+    await g.end();
+    await g.closed;
+    expect(g.passed).toEqual([request(1, "initialize"), request(2, "session/list")]);
+  });
+});

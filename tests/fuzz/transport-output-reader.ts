@@ -10,6 +10,7 @@ import { outgoingProblem } from "./transport-oracle.ts";
 export type OutputFraming = "ndjson" | "content-length";
 
 const HEADER = /^Content-Length: (\d+)$/;
+const PREFIX = new TextEncoder().encode("Content-Length: ");
 const fatalDecoder = new TextDecoder("utf-8", { fatal: true });
 
 /** Feeds chunks, calls `onMessage` per message and `onProblem` once for the first violation. */
@@ -52,6 +53,12 @@ export class OutputReader {
 
   #frame(offset: number): number | undefined {
     const view = this.#buffer.subarray(offset);
+    for (let i = 0; i < Math.min(view.byteLength, PREFIX.length); i++) {
+      if (view[i] !== PREFIX[i]) {
+        this.#fail(`not a Content-Length frame: ${preview(view)}`);
+        return undefined;
+      }
+    }
     const headEnd = indexOfCrlfCrlf(view);
     if (headEnd < 0) {
       if (view.byteLength > 40) this.#fail(`not a Content-Length frame: ${preview(view)}`);

@@ -161,6 +161,8 @@ export class StdioTarget implements FuzzTarget<StdioInput> {
     await this.#write(this.#frame(this.conn.ownRequest(id, "fuzz/probe", {})));
     const ledger = this.conn.ledger;
     await this.conn.until(() => ledger.settled() || this.#exited !== undefined, timeoutMs);
+    // A process seen gone before its exit event: wait for it, so the report has its code and last words.
+    if (processGone(this.pid) && !this.#exited) await Promise.race([this.#proc.exited, new Promise((r) => setTimeout(r, 1000))]);
     const crash = this.#crash();
     if (crash) return crash;
     if (this.conn.finding) return this.conn.finding;

@@ -205,6 +205,8 @@ export class WsTarget implements FuzzTarget<WsInput> {
     const ledger = live.conn.ledger;
     await live.conn.until(() => ledger.settled() || live.ws.closed, timeoutMs);
     await new Promise((r) => setTimeout(r, 0));
+    // A process seen gone before its exit event: wait for it, so the report has its code and last words.
+    if (processGone(this.pid) && this.serve.proc.child.exitCode === null) await Promise.race([this.serve.proc.exited, new Promise((r) => setTimeout(r, 1000))]);
     const crash = this.#crash();
     if (crash) return crash;
     if (this.#finding) return this.#finding;

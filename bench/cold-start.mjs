@@ -1,15 +1,20 @@
 // Cold start: time from spawn to the `initialize` response, per runtime and
-// launch style, next to a bare no-dependency echo agent on the same runtime
-// (the floor). Prints medians; compare rows of one run, not across machines.
-// Usage: npm run bench  (or `node bench/cold-start.mjs [runs]` after `npm run build`)
+// launch style (bundled dist/, sources, the single file, the compiled binary),
+// next to a bare no-dependency echo agent on the same runtime (the floor), and
+// the size of each artifact. Prints medians; compare rows of one run, not across machines.
+// Usage: npm run bench  (or `node bench/cold-start.mjs [runs] [--installed]` after `npm run build`)
+// --installed also packs the package, installs the tarball into a temporary project (dependencies
+// from the registry) and times `npx acp-edge`, `bunx --bun acp-edge` and `deno run -A npm:acp-edge` there.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const bin = join(root, "node_modules", ".bin");
-const runs = Number(process.argv[2] ?? 15);
+const flags = process.argv.slice(2);
+const runs = Number(flags.find((f) => /^\d+$/.test(f)) ?? 15);
+const installed = flags.includes("--installed");
 const home = mkdtempSync(join(tmpdir(), "acp-edge-bench-"));
 
 const echo = join(root, "bench", "echo-agent.mjs");
@@ -18,23 +23,44 @@ const cli = join(root, "dist", "cli.js");
 const mod = join(root, "mod.ts");
 const deno = (script, ...args) => ({ command: join(bin, "deno"), args: ["run", "-A", "--quiet", script, ...args] });
 
-// The single binary is built here so the bench measures the current source.
-const binary = join(home, "acp-edge");
-const built = spawnSync(join(bin, "bun"), ["build", "--compile", "--minify", "--bytecode", "--format=esm", join(root, "src", "cli", "bin.ts"), "--outfile", binary], { stdio: "ignore" });
+// The release artifacts are built here so the bench measures the current source.
+const binary = join(root, "release", "acp-edge");
+const single = join(root, "release", "acp-edge.mjs");
+const built = spawnSync("npm", ["run", "--silent", "build:binary"], { cwd: root, stdio: "ignore" });
+const builtSingle = spawnSync("npm", ["run", "--silent", "build:single"], { cwd: root, stdio: "ignore" });
+
+// The package as users install it, with every package manager cache inside the temporary folder.
+const app = join(home, "app");
+const caches = { npm_config_cache: join(home, "npm-cache"), BUN_INSTALL_CACHE_DIR: join(home, "bun-cache"), DENO_DIR: join(home, "deno-dir") };
+if (installed) {
+  const pack = spawnSync("npm", ["pack", "--json", "--pack-destination", home], { cwd: root, encoding: "utf8", env: { ...process.env, ...caches } });
+  const tarball = join(home, JSON.parse(pack.stdout.slice(pack.stdout.indexOf("[")))[0].filename);
+  spawnSync("mkdir", ["-p", app]);
+  spawnSync("sh", ["-c", `echo '{"private":true}' > package.json && npm install --no-audit --no-fund "$1"`, "install", tarball], { cwd: app, stdio: "ignore", env: { ...process.env, ...caches } });
+}
+const installedTargets = !installed ? [] : [
+  { name: "npx acp-edge (installed)", command: "npx", args: ["--no", "--", "acp-edge", "agent", "stdio"], cwd: app },
+  { name: "bunx --bun acp-edge (installed)", command: join(bin, "bunx"), args: ["--bun", "acp-edge", "agent", "stdio"], cwd: app },
+  { name: "deno run -A npm:acp-edge (inst.)", command: join(bin, "deno"), args: ["run", "-A", "--quiet", "npm:acp-edge", "agent", "stdio"], cwd: app },
+];
 
 const targets = [
+  ...installedTargets,
   { name: "floor: echo agent on node", command: process.execPath, args: [echo] },
   { name: "floor: bare SDK agent on node", command: process.execPath, args: [sdk] },
   { name: "node dist/cli.js", command: process.execPath, args: [cli, "agent", "stdio"] },
+  ...(builtSingle.status === 0 ? [{ name: "node acp-edge.mjs (single file)", command: process.execPath, args: [single, "agent", "stdio"] }] : []),
   { name: "floor: echo agent on bun", command: join(bin, "bun"), args: [echo] },
   { name: "floor: bare SDK agent on bun", command: join(bin, "bun"), args: [sdk] },
   { name: "bun dist/cli.js (bunx --bun)", command: join(bin, "bun"), args: [cli, "agent", "stdio"] },
   { name: "bun mod.ts (source)", command: join(bin, "bun"), args: [mod, "agent", "stdio"] },
+  ...(builtSingle.status === 0 ? [{ name: "bun acp-edge.mjs (single file)", command: join(bin, "bun"), args: [single, "agent", "stdio"] }] : []),
   ...(built.status === 0 ? [{ name: "bun --compile binary", command: binary, args: ["agent", "stdio"] }] : []),
   { name: "floor: echo agent on deno", ...deno(echo) },
   { name: "floor: bare SDK agent on deno", ...deno(sdk) },
   { name: "deno run -A dist/cli.js", ...deno(cli, "agent", "stdio") },
   { name: "deno run -A mod.ts (source)", ...deno(mod, "agent", "stdio") },
+  ...(builtSingle.status === 0 ? [{ name: "deno acp-edge.mjs (single file)", ...deno(single, "agent", "stdio") }] : []),
 ];
 
 const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } }) + "\n";
@@ -42,7 +68,7 @@ const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", pa
 function once(target) {
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
-    const child = spawn(target.command, target.args, { env: { ...process.env, ACP_EDGE_HOME: home }, stdio: ["pipe", "pipe", "inherit"] });
+    const child = spawn(target.command, target.args, { cwd: target.cwd, env: { ...process.env, ...caches, ACP_EDGE_HOME: home }, stdio: ["pipe", "pipe", "inherit"] });
     let out = "";
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (chunk) => {
@@ -58,6 +84,17 @@ function once(target) {
     child.stdin.write(request);
   });
 }
+
+const mib = (bytes) => (bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(2)} MiB`);
+const distBytes = readdirSync(join(root, "dist")).filter((f) => f.endsWith(".js")).reduce((sum, f) => sum + statSync(join(root, "dist", f)).size, 0);
+const pack = spawnSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8" });
+const packed = pack.status === 0 ? JSON.parse(pack.stdout.slice(pack.stdout.indexOf("[")))[0] : undefined;
+console.log("sizes");
+console.log(`${"dist/cli.js".padEnd(32)} ${mib(statSync(cli).size).padStart(10)}   (all of dist/*.js: ${mib(distBytes)}; needs node_modules)`);
+if (packed) console.log(`${"npm tarball".padEnd(32)} ${mib(packed.size).padStart(10)}   (${packed.entryCount} files, ${mib(packed.unpackedSize)} unpacked, dependencies not included)`);
+if (builtSingle.status === 0) console.log(`${"release/acp-edge.mjs".padEnd(32)} ${mib(statSync(single).size).padStart(10)}   (every dependency inside)`);
+if (built.status === 0) console.log(`${"release/acp-edge".padEnd(32)} ${mib(statSync(binary).size).padStart(10)}   (bun runtime inside)`);
+console.log("");
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(`cold start, spawn → initialize response, median of ${runs} runs`);

@@ -6,7 +6,8 @@
 import { guardConnection, type MessageStreamPair } from "./connection-guard.ts";
 import { redactOutbound } from "./outbound-redaction.ts";
 import { newConnectionState, type ConnectionState, type SessionScope } from "./connection-state.ts";
-import { detachAll } from "./session-attach.ts";
+import { detachClient } from "../sessions/session-attach.ts";
+import { protocolError } from "./errors.ts";
 import { registerAuth } from "./handlers/auth.ts";
 import { registerInitialize } from "./handlers/initialize.ts";
 import { registerPrompt } from "./handlers/prompt.ts";
@@ -14,16 +15,44 @@ import { registerSessionConfig } from "./handlers/session-config.ts";
 import { registerSessionLifecycle } from "./handlers/session-lifecycle.ts";
 import { registerStoredSessions } from "./handlers/session-stored.ts";
 import { acp, type AgentApp, type AgentConnection, type Stream } from "./sdk.ts";
-import type { AgentServices } from "./services.ts";
+import type { AgentServices } from "../sessions/services.ts";
 
 export interface AgentAppHandle {
   app: AgentApp;
   state: ConnectionState;
 }
 
+/**
+ * Makes every request handler's failure a protocol error: the sessions layer
+ * refuses in its own terms, and this is the one place they are translated.
+ */
+function answerInProtocolTerms(app: AgentApp): void {
+  const register = app.onRequest.bind(app) as (...args: unknown[]) => AgentApp;
+  app.onRequest = ((...args: unknown[]) => {
+    const handler = args.at(-1) as (context: unknown) => unknown;
+    const translated = async (context: unknown) => {
+      try {
+        return await handler(context);
+      } catch (error) {
+        throw protocolError(error);
+      }
+    };
+    return register(...args.slice(0, -1), translated);
+  }) as AgentApp["onRequest"];
+}
+
+/** Detaches a connection from every session it was attached to (it closed or went away). */
+async function detachAll(services: AgentServices, state: ConnectionState): Promise<void> {
+  const ids = [...state.sessions];
+  state.sessions.clear();
+  await Promise.all(ids.map((id) => detachClient(services, state.id, id)));
+}
+
+/** A new agent app for one connection, with every handler registered. */
 export function createAgentApp(services: AgentServices, scope?: SessionScope): AgentAppHandle {
   const state = newConnectionState(scope);
   const app = acp.agent({ name: "acp-edge" });
+  answerInProtocolTerms(app);
   registerInitialize(app, services, state);
   registerAuth(app, services, state);
   registerSessionLifecycle(app, services, state);
@@ -34,11 +63,13 @@ export function createAgentApp(services: AgentServices, scope?: SessionScope): A
 }
 
 /**
- * Serves one client over a message stream until its input ends. Then the
- * turns of the sessions it opened are cancelled (answered `cancelled`), every
- * request already received is answered, and the connection closes.
+ * Connects one client over a message stream; `closed` settles once its input
+ * has ended, the turns of the sessions it opened are cancelled (answered
+ * `cancelled`), every request already received is answered, and its sessions
+ * are released. Every transport (stdio, WebSocket, Streamable HTTP) goes
+ * through here, so all get the same guard and outbound redaction.
  */
-export async function serveConnection(services: AgentServices, stream: MessageStreamPair, scope?: SessionScope): Promise<void> {
+export function connectAgent(services: AgentServices, stream: MessageStreamPair, scope?: SessionScope): { closed: Promise<void> } {
   const { app, state } = createAgentApp(services, scope);
   const cancelOwnTurns = () => {
     for (const id of state.sessions) {
@@ -47,6 +78,14 @@ export async function serveConnection(services: AgentServices, stream: MessageSt
     }
   };
   const connection: AgentConnection = app.connect(guardConnection(redactOutbound(stream), { onInputEnd: cancelOwnTurns }) as unknown as Stream);
-  await connection.closed;
-  await detachAll(services, state);
+  const closed = (async () => {
+    await connection.closed;
+    await detachAll(services, state);
+  })();
+  return { closed };
+}
+
+/** Serves one client over a message stream until its input ends (see `connectAgent`). */
+export async function serveConnection(services: AgentServices, stream: MessageStreamPair, scope?: SessionScope): Promise<void> {
+  await connectAgent(services, stream, scope).closed;
 }

@@ -8,7 +8,7 @@
  */
 import { env } from "../runtime/process.ts";
 import { redact } from "../runtime/secrets.ts";
-import { isPosixShell } from "../runtime/spawn.ts";
+import { isPosixShell } from "../runtime/spawn-shell.ts";
 import { truncateTail } from "../tools/truncate.ts";
 import type { ExecRequest, ExecResult, Workspace } from "../tools/types.ts";
 import { methods, type AgentContext, type ClientCapabilities } from "./sdk.ts";

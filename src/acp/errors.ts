@@ -4,6 +4,7 @@
  * @module
  */
 import { redact } from "../runtime/secrets.ts";
+import { SessionError } from "../sessions/session-error.ts";
 import { RequestError } from "./sdk.ts";
 
 export const AUTH_METHOD_ID = "acp-edge-credentials";
@@ -35,7 +36,25 @@ export function internalError(message: string, data?: Record<string, unknown>): 
 
 /** Unexpected exceptions become a short internal error; the message never carries secrets. */
 export function toRequestError(error: unknown): RequestError {
+  error = protocolError(error);
   if (error instanceof RequestError) return error;
   const message = error instanceof Error ? error.message : String(error);
   return internalError(`Internal error: ${message}`);
+}
+
+/** A refusal of the sessions layer as the protocol's error; anything else is returned unchanged. */
+export function protocolError(error: unknown): unknown {
+  if (!(error instanceof SessionError)) return error;
+  switch (error.kind) {
+    case "invalid_params":
+      return invalidParams(error.message, error.data);
+    case "not_found":
+      return sessionNotFound(String(error.data?.sessionId ?? ""));
+    case "auth_required":
+      return authRequired(error.message);
+    case "busy":
+      return sessionBusy(String(error.data?.sessionId ?? ""));
+    case "internal":
+      return internalError(error.message, error.data);
+  }
 }

@@ -7,8 +7,8 @@
 import type { ConnectionState } from "./connection-state.ts";
 import { invalidParams, sessionNotFound } from "./errors.ts";
 import { RequestError } from "./sdk.ts";
-import type { AgentServices } from "./services.ts";
-import type { LiveSession } from "./session-registry.ts";
+import type { AgentServices } from "../sessions/services.ts";
+import type { LiveSession } from "../sessions/live-session.ts";
 
 /** Refuses ids outside a scoped connection's session, and session methods before it is bound. */
 export function checkScope(state: ConnectionState, sessionId: string): void {
@@ -20,6 +20,7 @@ export function checkScope(state: ConnectionState, sessionId: string): void {
   if (!state.bound) throw new RequestError(-32600, "Invalid request: call session/new or session/load before session methods");
 }
 
+/** The live session `sessionId`, when this connection may touch it and is attached to it. */
 export function attachedSession(services: AgentServices, state: ConnectionState, sessionId: string): LiveSession {
   checkScope(state, sessionId);
   const live = state.sessions.has(sessionId) ? services.sessions.get(sessionId) : undefined;

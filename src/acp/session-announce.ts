@@ -5,11 +5,12 @@
  * @module
  */
 import { log } from "../runtime/log.ts";
-import { availableCommands } from "./commands/available.ts";
+import { availableCommands } from "../sessions/slash-commands.ts";
 import { methods, type AgentContext } from "./sdk.ts";
-import type { AgentServices } from "./services.ts";
-import type { LiveSession } from "./session-registry.ts";
+import type { AgentServices } from "../sessions/services.ts";
+import type { LiveSession } from "../sessions/live-session.ts";
 
+/** Sends this client the session's notices and commands, just after the response that opened it. */
 export function announceSession(client: AgentContext, live: LiveSession, _services: AgentServices): void {
   // A timer, not a microtask: the SDK has queued the response by the time it fires.
   setTimeout(() => {

@@ -7,9 +7,9 @@
 import { serveConnection } from "../acp/agent-app.ts";
 import { log, printError } from "../runtime/log.ts";
 import { exitProcess, onSignal } from "../runtime/process.ts";
-import { openStdioMessageStream } from "../transport/stdio.ts";
+import { openStdioMessageStream } from "../transport/stdio-stream.ts";
 import type { CliOptions } from "./options.ts";
-import { buildServices } from "./services.ts";
+import { buildServices } from "./build-services.ts";
 
 /** Serves ACP over stdio until the client goes away; resolves with the exit code. */
 export async function runStdio(options: CliOptions): Promise<number> {

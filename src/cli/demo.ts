@@ -15,7 +15,7 @@ import { join } from "../runtime/path.ts";
 import { printOut } from "../runtime/log.ts";
 import { createMessageStream } from "../transport/message-stream.ts";
 import type { CliOptions } from "./options.ts";
-import { buildServices } from "./services.ts";
+import { buildServices } from "./build-services.ts";
 
 const CANDIDATES = ["README.md", "readme.md", "package.json", "AGENTS.md", "Cargo.toml", "pyproject.toml", "go.mod"];
 

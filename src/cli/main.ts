@@ -46,7 +46,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         printOut(`acp-edge ${PACKAGE_VERSION}\n`);
         return 0;
       case "models": {
-        const [{ buildServices }, { runModelsCommand }] = await Promise.all([import("./services.ts"), import("./models-command.ts")]);
+        const [{ buildServices }, { runModelsCommand }] = await Promise.all([import("./build-services.ts"), import("./models-command.ts")]);
         return runModelsCommand(await buildServices(options));
       }
       case "demo":

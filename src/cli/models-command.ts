@@ -4,7 +4,7 @@
  * @module
  */
 import { printOut } from "../runtime/log.ts";
-import type { AgentServices } from "../acp/services.ts";
+import type { AgentServices } from "../sessions/services.ts";
 
 export function runModelsCommand(services: AgentServices): number {
   const rows = services.registry.list();

@@ -1,7 +1,7 @@
 /**
  * What the engine reports while a turn runs. These are the engine's own
- * words; `src/acp/` turns them into `session/update` notifications and the
- * store turns `message` events into journal entries.
+ * words; `src/sessions/` records them in the journal and hands them to each
+ * attached client, which `src/acp/` shows as `session/update` notifications.
  * @module
  */
 import type { ModelMessage } from "../models/types.ts";

@@ -1,4 +1,5 @@
 /**
+ * The model layer's types (the same idea as `types.ts` in tools/ and store/: a layer's contract).
  * The project's own model interface. The engine and the ACP layer depend on
  * these types only, never on a vendor SDK type, so the library underneath can
  * change without touching them.

@@ -5,6 +5,7 @@
  */
 import process from "node:process";
 import os from "node:os";
+import { startTicksOf } from "./proc-table.ts";
 
 /** Command-line arguments after the runtime and script path. */
 export function commandArgs(): string[] {
@@ -63,6 +64,15 @@ export function isProcessAlive(pid: number): boolean {
   } catch (error) {
     return (error as { code?: unknown }).code !== "ESRCH";
   }
+}
+
+/**
+ * When process `pid` started, as an opaque string (Linux: clock ticks since
+ * boot, from /proc), or undefined where it cannot be read. A pid reused by a
+ * later process has a different start time.
+ */
+export function processStartTime(pid: number): string | undefined {
+  return startTicksOf(pid)?.toString();
 }
 
 /** Ends the process. Pending stdout writes must be flushed by the caller first. */

@@ -6,8 +6,8 @@
  */
 import { Hono } from "hono";
 import * as v from "valibot";
-import { newSessionId } from "../acp/open-session.ts";
-import type { AgentServices } from "../acp/services.ts";
+import { newSessionId } from "../sessions/open-session.ts";
+import type { AgentServices } from "../sessions/services.ts";
 import { statOrUndefined } from "../runtime/fs.ts";
 import { isAbsolute } from "../runtime/path.ts";
 import { StoreError, type SessionSummary } from "../store/types.ts";

@@ -51,6 +51,9 @@ export class JsonlJournal implements SessionJournal {
     }
     return this.#enqueue(async () => {
       if (this.#deleted) throw new StoreError("not_found", `session ${this.id} was deleted; the entry was not stored`);
+      if (this.#lock.lost) {
+        throw new StoreError("locked", `session ${this.id} was taken over by another acp-edge process after this one's lock expired; the entry was not stored`);
+      }
       const prefix = (await this.#needsNewline()) ? "\n" : "";
       try {
         await this.#handle.append(prefix + line);

@@ -25,6 +25,7 @@ import { parseJournal } from "./journal-reader.ts";
 import { JsonlJournal, openJournalOf } from "./jsonl-journal.ts";
 import { summariseSessionFile } from "./jsonl-summary.ts";
 import { pageOf } from "./list-cursor.ts";
+import { lockSettings, type LockSettings } from "./lock-record.ts";
 import { acquireSessionLock, inspectLock, ioError, lockedError } from "./session-lock.ts";
 import { assertSessionId, isValidSessionId } from "./session-id.ts";
 import {
@@ -47,8 +48,15 @@ function outputsOf(file: string): string {
 /** Files summarised at once by `list`. */
 const LIST_CONCURRENCY = 32;
 
+/** Options of the JSONL store. */
+export interface JsonlStoreOptions {
+  /** Who this store's locks name and how their heartbeat runs; defaults describe this process (tests inject hosts, pids, timings). */
+  lock?: Partial<LockSettings>;
+}
+
 /** The JSONL store rooted at `dir` (created on first `create`). */
-export function createJsonlStore(dir: string): SessionStore {
+export function createJsonlStore(dir: string, options: JsonlStoreOptions = {}): SessionStore {
+  const locks = lockSettings(options.lock);
   /** Where each id was last found: ids never move, but a cached path is checked before use. */
   const known = new Map<string, string>();
 
@@ -104,7 +112,7 @@ export function createJsonlStore(dir: string): SessionStore {
       } catch (error) {
         throw ioError(id, "create", error);
       }
-      const lock = await acquireSessionLock(`${file}.lock`, id);
+      const lock = await acquireSessionLock(`${file}.lock`, id, locks);
       try {
         const header: SessionHeader = {
           type: "session",
@@ -132,7 +140,7 @@ export function createJsonlStore(dir: string): SessionStore {
     async open(id) {
       assertSessionId(id);
       const file = await requireFile(id);
-      const lock = await acquireSessionLock(`${file}.lock`, id);
+      const lock = await acquireSessionLock(`${file}.lock`, id, locks);
       try {
         const { endsWithNewline, ...session } = await readSession(id, file);
         const handle = await openAppend(file, 0o600);
@@ -173,10 +181,10 @@ export function createJsonlStore(dir: string): SessionStore {
       const file = await findFile(id);
       if (!file) return;
       const lockPath = `${file}.lock`;
-      const state = await inspectLock(lockPath);
+      const state = await inspectLock(lockPath, locks);
       if (state.kind === "other") throw lockedError(id, state);
       // Open in this process: the caller is closing it; its journal refuses further appends.
-      const lock = state.kind === "own" ? undefined : await acquireSessionLock(lockPath, id);
+      const lock = state.kind === "own" ? undefined : await acquireSessionLock(lockPath, id, locks);
       try {
         await removeFile(file);
         openJournalOf(file)?.markDeleted();

@@ -1,20 +1,34 @@
 /**
- * The per-session lock: `<file>.lock`, created with O_EXCL, holding
- * `{"pid": N, "at": "…", "token": "…"}`. Only the holder appends. A lock
- * whose process is gone (or whose content is unreadable) is stale and is
- * taken over; one held by a live process, this one included, refuses.
- * "This one" is known by token, not pid alone: in a container a restarted
- * agent often gets the pid its crashed predecessor had, and that
- * predecessor's lock is stale.
+ * The per-session lock: `<file>.lock`, created with O_EXCL, naming its
+ * holder's pid, host and instance (see lock-record.ts). Only the holder
+ * appends, and it refreshes the file's mtime as a heartbeat while it holds
+ * the lock.
+ *
+ * Judging a lock someone else wrote: pids mean something only on the same
+ * host and pid namespace, so
+ * - on another host (or a lock that names no host, written by an older
+ *   version) the lock holds until its heartbeat has been silent for
+ *   `staleAfterMs`: two containers sharing one directory both run as pid 1;
+ * - on this host a lock is stale when its pid is ours (a crashed
+ *   predecessor's), dead, or now another process (its start time differs);
+ *   a holder proven alive keeps it, and where start times cannot be read the
+ *   heartbeat decides.
+ * A holder that finds its lock taken over (its heartbeat expired, e.g. while
+ * it was suspended) marks it lost, and its journal stops appending.
  * @module
  */
-import { createExclusive, errorCode, isNotFound, readTextFile, removeFile, rename } from "../runtime/fs.ts";
-import { isProcessAlive, processId } from "../runtime/process.ts";
+import { createExclusive, errorCode, isNotFound, readTextFile, removeFile, rename, setFileTimes, statOrUndefined } from "../runtime/fs.ts";
+import { sameHost } from "../runtime/host-identity.ts";
+import { isProcessAlive, processStartTime } from "../runtime/process.ts";
+import { repeatInBackground } from "../runtime/timers.ts";
+import { newLockRecord, parseLockRecord, randomHex, type LockRecord, type LockSettings } from "./lock-record.ts";
 import { StoreError } from "./types.ts";
 
 /** A held lock. */
 export interface SessionLock {
-  /** Removes the lock file if it is still this holder's. Idempotent. */
+  /** True once another process took the lock over; the holder must stop writing. */
+  readonly lost: boolean;
+  /** Stops the heartbeat and removes the lock file if it is still this holder's. Idempotent. */
   release(): Promise<void>;
 }
 
@@ -23,29 +37,32 @@ export type LockState =
   | { kind: "free" }
   | { kind: "stale"; content: string }
   | { kind: "own"; pid: number }
-  | { kind: "other"; pid: number };
+  /** `elsewhere`: the holder is not on this host (its name, or undefined when the lock names none), so only its heartbeat tells. */
+  | { kind: "other"; pid: number; elsewhere?: { host: string | undefined; staleAfterMs: number } };
 
 /** A lock being written by its creator reads empty for a moment; it is retried this often before counting as stale. */
 const UNREADABLE_RETRIES = 5;
 const UNREADABLE_RETRY_MS = 10;
 const ACQUIRE_ATTEMPTS = 5;
 
-/** Tokens of the locks this process holds, across every store instance in it. */
+/** Tokens of the locks held (or being taken) in this process, across every store instance in it. */
 const heldTokens = new Set<string>();
 
 /** Takes the lock of session `sessionId` or throws StoreError("locked" | "io"). */
-export async function acquireSessionLock(lockPath: string, sessionId: string): Promise<SessionLock> {
-  const token = randomToken();
-  const content = `${JSON.stringify({ pid: processId(), at: new Date().toISOString(), token })}\n`;
+export async function acquireSessionLock(lockPath: string, sessionId: string, settings: LockSettings): Promise<SessionLock> {
+  const token = randomHex(8);
+  const content = `${JSON.stringify(newLockRecord(settings, token))}\n`;
   for (let attempt = 0; attempt < ACQUIRE_ATTEMPTS; attempt++) {
+    // Known as ours before the file exists, so a concurrent inspection in this process never judges it stale.
+    heldTokens.add(token);
     try {
       await createExclusive(lockPath, content, 0o600);
-      heldTokens.add(token);
-      return { release: () => releaseIfOurs(lockPath, token) };
+      return holdLock(lockPath, token, settings);
     } catch (error) {
+      heldTokens.delete(token);
       if (errorCode(error) !== "EEXIST") throw ioError(sessionId, "lock", error);
     }
-    const state = await inspectLock(lockPath);
+    const state = await inspectLock(lockPath, settings);
     if (state.kind === "own" || state.kind === "other") throw lockedError(sessionId, state);
     if (state.kind === "stale") await removeStale(lockPath, state.content).catch((error) => {
       throw ioError(sessionId, "take over the stale lock of", error);
@@ -56,36 +73,99 @@ export async function acquireSessionLock(lockPath: string, sessionId: string): P
 }
 
 /** Reads a lock file and judges it; never throws for a missing or garbled file. */
-export async function inspectLock(lockPath: string): Promise<LockState> {
+export async function inspectLock(lockPath: string, settings: LockSettings): Promise<LockState> {
   for (let retry = 0; ; retry++) {
     let text: string;
+    let mtimeMs: number;
     try {
       text = await readTextFile(lockPath);
+      const info = await statOrUndefined(lockPath);
+      if (!info) return { kind: "free" };
+      mtimeMs = info.mtimeMs;
     } catch (error) {
       if (isNotFound(error)) return { kind: "free" };
       return { kind: "stale", content: "" };
     }
-    const pid = pidIn(text);
-    if (pid !== undefined) {
-      if (pid === processId()) {
-        const token = tokenIn(text);
-        return token !== undefined && heldTokens.has(token) ? { kind: "own", pid } : { kind: "stale", content: text };
-      }
-      return isProcessAlive(pid) ? { kind: "other", pid } : { kind: "stale", content: text };
-    }
+    const record = parseLockRecord(text);
+    if (record) return judge(record, text, mtimeMs, settings);
     if (retry >= UNREADABLE_RETRIES) return { kind: "stale", content: text };
     await new Promise((resolve) => setTimeout(resolve, UNREADABLE_RETRY_MS));
   }
 }
 
+function judge(record: LockRecord, content: string, mtimeMs: number, settings: LockSettings): LockState {
+  const { pid } = record;
+  if (record.instance === settings.instance && record.token !== undefined && heldTokens.has(record.token)) return { kind: "own", pid };
+  const stale: LockState = { kind: "stale", content };
+  const heartbeatExpired = Date.now() - mtimeMs > settings.staleAfterMs;
+  if (!record.host || !sameHost(record.host, settings.host)) {
+    // Another host's pid means nothing here: only the heartbeat tells.
+    if (heartbeatExpired) return stale;
+    return { kind: "other", pid, elsewhere: { host: record.host?.name, staleAfterMs: settings.staleAfterMs } };
+  }
+  const other: LockState = { kind: "other", pid };
+  if (record.instance === settings.instance || pid === settings.pid || !isProcessAlive(pid)) return stale;
+  const startedNow = processStartTime(pid);
+  if (record.started !== undefined && startedNow !== undefined) return record.started === startedNow ? other : stale;
+  return heartbeatExpired ? stale : other;
+}
+
 /** The error for a lock held by a live process. */
-export function lockedError(sessionId: string, state: { kind: "own" | "other"; pid: number }): StoreError {
+export function lockedError(sessionId: string, state: Extract<LockState, { kind: "own" | "other" }>): StoreError {
+  if (state.kind === "own") {
+    return new StoreError(
+      "locked",
+      `session ${sessionId} is already open in this process (pid ${state.pid}); use the open session instead of opening it again`,
+    );
+  }
+  const { elsewhere } = state;
+  if (!elsewhere) {
+    return new StoreError("locked", `session ${sessionId} is open in another acp-edge process (pid ${state.pid}); close it there first`);
+  }
+  const where = elsewhere.host === undefined ? "on a host its lock does not name" : `on host ${elsewhere.host}`;
   return new StoreError(
     "locked",
-    state.kind === "own"
-      ? `session ${sessionId} is already open in this process (pid ${state.pid}); use the open session instead of opening it again`
-      : `session ${sessionId} is open in another acp-edge process (pid ${state.pid}); close it there first`,
+    `session ${sessionId} is open in another acp-edge process (pid ${state.pid} ${where}); close it there first, ` +
+      `or wait until its lock expires ${Math.ceil(elsewhere.staleAfterMs / 1000)} s after its last heartbeat`,
   );
+}
+
+function holdLock(lockPath: string, token: string, settings: LockSettings): SessionLock {
+  let lost = false;
+  let released = false;
+  const heartbeat = repeatInBackground(settings.heartbeatMs, () => {
+    void stillOurs(lockPath, token).then((ours) => {
+      if (released || ours === undefined) return;
+      if (!ours) {
+        lost = true;
+        heartbeat.stop();
+        heldTokens.delete(token);
+        return;
+      }
+      return setFileTimes(lockPath, new Date()).catch(() => undefined);
+    });
+  });
+  return {
+    get lost() {
+      return lost;
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      heartbeat.stop();
+      if (!heldTokens.delete(token)) return;
+      if ((await stillOurs(lockPath, token)) === true) await removeFile(lockPath);
+    },
+  };
+}
+
+/** Whether the lock file still holds `token`; undefined when it cannot be read for another reason than being gone. */
+async function stillOurs(lockPath: string, token: string): Promise<boolean | undefined> {
+  try {
+    return parseLockRecord(await readTextFile(lockPath))?.token === token;
+  } catch (error) {
+    return isNotFound(error) ? false : undefined;
+  }
 }
 
 /**
@@ -94,7 +174,7 @@ export function lockedError(sessionId: string, state: { kind: "own" | "other"; p
  * finds nothing or grabs the first one's fresh lock, which it puts back.
  */
 async function removeStale(lockPath: string, staleContent: string): Promise<void> {
-  const aside = `${lockPath}.${randomToken()}.stale`;
+  const aside = `${lockPath}.${randomHex(8)}.stale`;
   try {
     await rename(lockPath, aside);
   } catch (error) {
@@ -102,47 +182,11 @@ async function removeStale(lockPath: string, staleContent: string): Promise<void
     throw error;
   }
   const moved = await readTextFile(aside).catch(() => "");
-  if (moved !== staleContent && pidIn(moved) !== undefined) {
+  if (moved !== staleContent && parseLockRecord(moved) !== undefined) {
     await rename(aside, lockPath).catch(() => undefined);
     return;
   }
   await removeFile(aside);
-}
-
-async function releaseIfOurs(lockPath: string, token: string): Promise<void> {
-  if (!heldTokens.delete(token)) return;
-  let text: string;
-  try {
-    text = await readTextFile(lockPath);
-  } catch (error) {
-    if (isNotFound(error)) return;
-    throw error;
-  }
-  if (tokenIn(text) === token) await removeFile(lockPath);
-}
-
-function pidIn(text: string): number | undefined {
-  const value = parseObject(text);
-  const pid = value?.pid;
-  return typeof pid === "number" && Number.isInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-function tokenIn(text: string): string | undefined {
-  const token = parseObject(text)?.token;
-  return typeof token === "string" ? token : undefined;
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function randomToken(): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** StoreError("io") naming what failed on which session. */

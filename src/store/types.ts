@@ -1,7 +1,8 @@
 /**
+ * The store layer's types (the same idea as `types.ts` in models/ and tools/: a layer's contract).
  * The session store's contract. The store is generic: it knows sessions,
  * headers and entries with a string `type`, never engine or ACP types (the
- * ACP layer defines the payloads). Both stores (JSONL on disk, in memory)
+ * sessions layer defines the payloads). Both stores (JSONL on disk, in memory)
  * implement it and pass the same conformance suite.
  * @module
  */

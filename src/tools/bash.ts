@@ -27,7 +27,7 @@ export const bashTool: ToolDefinition<typeof BashInput> = {
   promptSnippet: "Execute bash commands (ls, grep, find, etc.)",
   promptGuidelines: [
     "Commands run without a terminal and with stdin closed: pass flags that avoid prompts and pagers (e.g. --yes, --no-pager).",
-    "Give commands that may run long (builds, test suites, installs) a timeout; do not start servers or watchers in the foreground.",
+    "Give commands that may run long (builds, test suites, installs) a timeout; do not start servers or watchers: all a command starts, in the background too, is killed when it returns.",
   ],
   schema: BashInput,
   kind: "execute",

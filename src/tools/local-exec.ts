@@ -1,12 +1,15 @@
 /**
  * `Workspace.exec` on this machine: runs a shell command in its own process
  * group, streams its output as small throttled deltas, keeps only a bounded
- * tail (the rest goes to a file), and kills the whole tree on timeout or abort.
+ * tail (the rest goes to a file), and kills the whole tree on timeout or abort,
+ * and whatever of it is left once the shell has exited.
  * @module
  */
 import { statOrUndefined } from "../runtime/fs.ts";
 import { StreamRedactor } from "../runtime/secrets.ts";
-import { createTempFile, spawnShell, type ShellExit } from "../runtime/spawn.ts";
+import type { ShellExit } from "../runtime/child-lifecycle.ts";
+import { spawnShell } from "../runtime/spawn-shell.ts";
+import { createTempFile } from "../runtime/temp-file.ts";
 import { FULL_OUTPUT_PREFIX, OutputBuffer, type OutputSummary } from "./output-buffer.ts";
 import { truncateTail, utf8Length } from "./truncate.ts";
 import type { ExecRequest, ExecResult } from "./types.ts";
@@ -94,7 +97,7 @@ function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
-/** Runs `request.command` locally; resolves once the shell has exited and its output is flushed. */
+/** Runs `request.command` locally; resolves once the shell has exited, its output is flushed and everything it started is gone. */
 export async function runLocalCommand(request: ExecRequest, options: LocalExecOptions = {}): Promise<ExecResult> {
   const { signal } = request;
   const outputDirectory = options.outputDirectory;
@@ -115,7 +118,7 @@ export async function runLocalCommand(request: ExecRequest, options: LocalExecOp
   const killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
   let stop: "timeout" | "cancel" | undefined;
   let shellExited = false;
-  let escalation: ReturnType<typeof setTimeout> | undefined;
+  let ending: Promise<void> | undefined;
   const terminate = (reason: "timeout" | "cancel") => {
     if (shellExited) {
       // The command is done; only a child it left behind still writes. Stop listening to it.
@@ -124,11 +127,8 @@ export async function runLocalCommand(request: ExecRequest, options: LocalExecOp
     }
     if (stop) return;
     stop = reason;
-    child.killTree("SIGTERM");
-    // Kept past the result while the group lives: a child ignoring SIGTERM must not outlive the call by more than the grace.
-    escalation = setTimeout(() => {
-      if (child.treeAlive()) child.killTree("SIGKILL");
-    }, killGraceMs);
+    // SIGTERM to the whole tree, SIGKILL after the grace to whatever ignored it.
+    ending = child.terminate(killGraceMs);
   };
   const onAbort = () => terminate("cancel");
   signal.addEventListener("abort", onAbort, { once: true });
@@ -137,46 +137,52 @@ export async function runLocalCommand(request: ExecRequest, options: LocalExecOp
       ? setTimeout(() => terminate("timeout"), request.timeoutMs)
       : undefined;
 
-  const throttle = new DeltaThrottle((delta) => {
-    try {
-      request.onOutput?.(delta);
-    } catch {
-      // A failing listener must not break the command.
-    }
-  });
-  const decoder = new TextDecoder("utf-8");
-  // One redactor in front of both the live deltas and the kept output: a key split across reads is still hidden, and neither the tail nor the saved file can start mid-key.
-  const redactor = new StreamRedactor();
-  const consume = async (text: string) => {
-    if (text === "") return;
-    throttle.add(text);
-    await buffer.push(text);
-  };
-  const pump = (async () => {
-    for await (const chunk of child.output) await consume(redactor.push(decoder.decode(chunk, { stream: true })));
-    await consume(redactor.push(decoder.decode()));
-    await consume(redactor.end());
-  })();
+  try {
+    const throttle = new DeltaThrottle((delta) => {
+      try {
+        request.onOutput?.(delta);
+      } catch {
+        // A failing listener must not break the command.
+      }
+    });
+    const decoder = new TextDecoder("utf-8");
+    // One redactor in front of both the live deltas and the kept output: a key split across reads is still hidden, and neither the tail nor the saved file can start mid-key.
+    const redactor = new StreamRedactor();
+    const consume = async (text: string) => {
+      if (text === "") return;
+      throttle.add(text);
+      await buffer.push(text);
+    };
+    const pump = (async () => {
+      for await (const chunk of child.output) await consume(redactor.push(decoder.decode(chunk, { stream: true })));
+      await consume(redactor.push(decoder.decode()));
+      await consume(redactor.end());
+    })();
 
-  const exit = await child.exited;
-  shellExited = true;
-  if (timeout !== undefined) clearTimeout(timeout);
-  // EOF normally follows at once; a background child keeping the pipe open must not hold the result.
-  const drainMs = (options.drainMs ?? DRAIN_MS) + (stop ? killGraceMs : 0);
-  let drainTimer: ReturnType<typeof setTimeout> | undefined;
-  const drained = await Promise.race([
-    pump.then(() => true),
-    new Promise<boolean>((resolve) => {
-      drainTimer = setTimeout(() => resolve(false), drainMs);
-    }),
-  ]);
-  clearTimeout(drainTimer);
-  if (!drained) child.closeOutput();
-  await pump;
-  signal.removeEventListener("abort", onAbort);
-  throttle.flush();
-  if (escalation !== undefined && !child.treeAlive()) clearTimeout(escalation);
-  return toResult(await buffer.finish(), exit, stop);
+    const exit = await child.exited;
+    shellExited = true;
+    if (timeout !== undefined) clearTimeout(timeout);
+    // EOF normally follows at once; a background child keeping the pipe open must not hold the result.
+    const drainMs = (options.drainMs ?? DRAIN_MS) + (stop ? killGraceMs : 0);
+    let drainTimer: ReturnType<typeof setTimeout> | undefined;
+    const drained = await Promise.race([
+      pump.then(() => true),
+      new Promise<boolean>((resolve) => {
+        drainTimer = setTimeout(() => resolve(false), drainMs);
+      }),
+    ]);
+    clearTimeout(drainTimer);
+    if (!drained) child.closeOutput();
+    await pump;
+    throttle.flush();
+    return toResult(await buffer.finish(), exit, stop);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    if (timeout !== undefined) clearTimeout(timeout);
+    // Nothing the command started outlives the call: background jobs, nohup and setsid children end with it.
+    await ending;
+    await child.terminate(killGraceMs);
+  }
 }
 
 function toResult(

@@ -55,28 +55,53 @@ export function formatSize(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)}MB`;
 }
 
-function untruncated(content: string, lines: number, bytes: number): TruncationResult {
+/** What both directions start from: the limits, the content's lines and size, or the whole content when it fits. */
+type Cut = { maxLines: number; maxBytes: number; lines: string[]; totalBytes: number };
+
+function prepareCut(content: string, options: TruncationOptions): Cut | TruncationResult {
+  const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const totalBytes = utf8Length(content);
+  const lines = content.split("\n");
+  if (lines.length > maxLines || totalBytes > maxBytes) return { maxLines, maxBytes, lines, totalBytes };
   return {
     content,
     truncated: false,
     truncatedBy: null,
-    totalLines: lines,
-    totalBytes: bytes,
-    outputLines: lines,
-    outputBytes: bytes,
+    totalLines: lines.length,
+    totalBytes,
+    outputLines: lines.length,
+    outputBytes: totalBytes,
     firstLineExceedsLimit: false,
     lastLinePartial: false,
   };
 }
 
+/** The result of a cut that kept `kept` (in order) of `outputBytes`. */
+function cutResult(
+  cut: Cut,
+  kept: string[],
+  outputBytes: number,
+  truncatedBy: "lines" | "bytes",
+  flags: Pick<TruncationResult, "firstLineExceedsLimit" | "lastLinePartial">,
+): TruncationResult {
+  return {
+    content: kept.join("\n"),
+    truncated: true,
+    truncatedBy,
+    totalLines: cut.lines.length,
+    totalBytes: cut.totalBytes,
+    outputLines: kept.length,
+    outputBytes,
+    ...flags,
+  };
+}
+
 /** Keeps whole lines from the start; never emits a partial line. */
 export function truncateHead(content: string, options: TruncationOptions = {}): TruncationResult {
-  const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const totalBytes = utf8Length(content);
-  const lines = content.split("\n");
-  if (lines.length <= maxLines && totalBytes <= maxBytes) return untruncated(content, lines.length, totalBytes);
-
+  const cut = prepareCut(content, options);
+  if ("content" in cut) return cut;
+  const { lines, maxLines, maxBytes } = cut;
   const kept: string[] = [];
   let bytes = 0;
   let truncatedBy: "lines" | "bytes" = "lines";
@@ -89,27 +114,14 @@ export function truncateHead(content: string, options: TruncationOptions = {}): 
     kept.push(lines[i] ?? "");
     bytes += lineBytes;
   }
-  return {
-    content: kept.join("\n"),
-    truncated: true,
-    truncatedBy,
-    totalLines: lines.length,
-    totalBytes,
-    outputLines: kept.length,
-    outputBytes: bytes,
-    firstLineExceedsLimit: kept.length === 0,
-    lastLinePartial: false,
-  };
+  return cutResult(cut, kept, bytes, truncatedBy, { firstLineExceedsLimit: kept.length === 0, lastLinePartial: false });
 }
 
 /** Keeps whole lines from the end; when the last line alone is too long, keeps its end. */
 export function truncateTail(content: string, options: TruncationOptions = {}): TruncationResult {
-  const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const totalBytes = utf8Length(content);
-  const lines = content.split("\n");
-  if (lines.length <= maxLines && totalBytes <= maxBytes) return untruncated(content, lines.length, totalBytes);
-
+  const cut = prepareCut(content, options);
+  if ("content" in cut) return cut;
+  const { lines, maxLines, maxBytes } = cut;
   const kept: string[] = [];
   let bytes = 0;
   let truncatedBy: "lines" | "bytes" = "lines";
@@ -131,17 +143,7 @@ export function truncateTail(content: string, options: TruncationOptions = {}): 
     bytes += lineBytes;
   }
   kept.reverse();
-  return {
-    content: kept.join("\n"),
-    truncated: true,
-    truncatedBy,
-    totalLines: lines.length,
-    totalBytes,
-    outputLines: kept.length,
-    outputBytes: bytes,
-    firstLineExceedsLimit: false,
-    lastLinePartial,
-  };
+  return cutResult(cut, kept, bytes, truncatedBy, { firstLineExceedsLimit: false, lastLinePartial });
 }
 
 /** The longest suffix of `line` whose UTF-8 form fits in `maxBytes`, never splitting a surrogate pair. */

@@ -1,4 +1,5 @@
 /**
+ * The tools layer's types (the same idea as `types.ts` in models/ and store/: a layer's contract).
  * What a tool is, what it returns, and the `Workspace` it works through.
  * Tools never talk to the protocol: they get a `Workspace` (the local disk,
  * or the editor through ACP) and return plain results.

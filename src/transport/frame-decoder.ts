@@ -6,7 +6,7 @@
  * across chunks anywhere. It never buffers more than the message limit.
  * @module
  */
-import { MAX_HEADER_BLOCK_BYTES, MAX_HEADER_LINE_BYTES, MAX_MESSAGE_BYTES } from "./limits.ts";
+import { MAX_HEADER_BLOCK_BYTES, MAX_HEADER_LINE_BYTES, MAX_MESSAGE_BYTES } from "./frame-limits.ts";
 
 /** How messages are delimited on a byte stream. */
 export type Framing = "ndjson" | "content-length";

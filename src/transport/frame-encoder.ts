@@ -4,7 +4,7 @@
  * @module
  */
 import type { Framing } from "./frame-decoder.ts";
-import { WRITE_HIGH_WATER_CHARS } from "./limits.ts";
+import { WRITE_HIGH_WATER_CHARS } from "./frame-limits.ts";
 
 const textEncoder = new TextEncoder();
 

@@ -9,7 +9,7 @@
 import { FrameDecoder, type FrameEvent, type Framing } from "./frame-decoder.ts";
 import { FrameWriter } from "./frame-encoder.ts";
 import { classifyMessage, invalidRequest, type JsonRpcObject } from "./json-message.ts";
-import { MAX_MESSAGE_BYTES } from "./limits.ts";
+import { MAX_MESSAGE_BYTES } from "./frame-limits.ts";
 
 export type { JsonRpcObject } from "./json-message.ts";
 

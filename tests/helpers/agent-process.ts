@@ -20,7 +20,16 @@ export const RUNTIMES: RuntimeName[] = (process.env.ACP_EDGE_TEST_RUNTIMES?.spli
   "deno",
 ];
 
-export function agentCommand(runtime: RuntimeName, args: string[]): { command: string; args: string[] } {
+/** A command that starts the agent some other way (an installed package, a release artifact); CLI arguments follow `args`. */
+export interface Launcher {
+  command: string;
+  args: string[];
+  /** Working directory when the caller gives none. */
+  cwd?: string;
+}
+
+export function agentCommand(runtime: RuntimeName | Launcher, args: string[]): { command: string; args: string[] } {
+  if (typeof runtime !== "string") return { command: runtime.command, args: [...runtime.args, ...args] };
   switch (runtime) {
     case "node":
       return { command: process.execPath.endsWith("node") ? process.execPath : "node", args: [join(ROOT, "dist", "cli.js"), ...args] };
@@ -54,12 +63,13 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
 }
 
 export function spawnAgent(
-  runtime: RuntimeName,
+  runtime: RuntimeName | Launcher,
   args: string[],
   options: { env?: Record<string, string | undefined>; cwd?: string } = {},
 ): AgentProcess {
   const { command, args: fullArgs } = agentCommand(runtime, args);
-  const child = spawn(command, fullArgs, { cwd: options.cwd ?? ROOT, env: cleanEnv(options.env), stdio: ["pipe", "pipe", "pipe"] });
+  const cwd = options.cwd ?? (typeof runtime === "string" ? undefined : runtime.cwd) ?? ROOT;
+  const child = spawn(command, fullArgs, { cwd, env: cleanEnv(options.env), stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.setEncoding("utf8");
   child.stderr!.on("data", (chunk: string) => (stderr += chunk));
@@ -77,12 +87,13 @@ export function spawnAgent(
 
 /** Runs the CLI to completion and collects its output. */
 export async function runAgentCommand(
-  runtime: RuntimeName,
+  runtime: RuntimeName | Launcher,
   args: string[],
   options: { env?: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { command, args: fullArgs } = agentCommand(runtime, args);
-  const child = spawn(command, fullArgs, { cwd: options.cwd ?? ROOT, env: cleanEnv(options.env), stdio: ["pipe", "pipe", "pipe"] });
+  const cwd = options.cwd ?? (typeof runtime === "string" ? undefined : runtime.cwd) ?? ROOT;
+  const child = spawn(command, fullArgs, { cwd, env: cleanEnv(options.env), stdio: ["pipe", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout!.setEncoding("utf8").on("data", (c: string) => (stdout += c));

@@ -5,7 +5,7 @@
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 import WebSocket from "ws";
 import { connectStream, type ClientOptions, type TestClient } from "./acp-client.ts";
-import { spawnAgent, type AgentProcess, type RuntimeName, type Sandbox } from "./agent-process.ts";
+import { spawnAgent, type AgentProcess, type Launcher, type RuntimeName, type Sandbox } from "./agent-process.ts";
 import { waitFor } from "./expect-error.ts";
 
 export const SUBPROTOCOL = "agent-client-protocol.v1";
@@ -21,7 +21,7 @@ export interface ServeProcess {
 }
 
 export async function startServe(
-  runtime: RuntimeName,
+  runtime: RuntimeName | Launcher,
   sandbox: Sandbox,
   options: { args?: string[]; env?: Record<string, string | undefined>; script?: string } = {},
 ): Promise<ServeProcess> {

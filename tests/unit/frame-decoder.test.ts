@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { FrameDecoder, type FrameEvent } from "../../src/transport/frame-decoder.ts";
-import { MAX_HEADER_BLOCK_BYTES, MAX_HEADER_LINE_BYTES } from "../../src/transport/limits.ts";
+import { MAX_HEADER_BLOCK_BYTES, MAX_HEADER_LINE_BYTES } from "../../src/transport/frame-limits.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

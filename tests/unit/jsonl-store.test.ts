@@ -8,6 +8,8 @@ import { spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { hostIdentity } from "../../src/runtime/host-identity.ts";
+import { processStartTime } from "../../src/runtime/process.ts";
 import { cwdSlug } from "../../src/store/cwd-slug.ts";
 import { JsonlJournal } from "../../src/store/jsonl-journal.ts";
 import { createJsonlStore } from "../../src/store/jsonl-store.ts";
@@ -19,6 +21,12 @@ let counter = 0;
 const freshDir = () => join(root, `s${++counter}`);
 
 const storeError = (promise: Promise<unknown>): Promise<StoreError> => rejection(promise, StoreError);
+
+/** A lock file as another acp-edge process on this host writes it (see docs/storage.md). */
+function lockOnThisHost(pid: number): string {
+  const started = processStartTime(pid);
+  return JSON.stringify({ pid, at: new Date().toISOString(), token: "t0", host: hostIdentity(), instance: "another-process", ...(started ? { started } : {}) });
+}
 
 /** A closed session with `count` entries; returns its store, dir and file. */
 async function sessionWith(count: number, id = "sess_x", cwd = "/home/u/my proj") {
@@ -231,7 +239,7 @@ describe("jsonl store locks", () => {
   test("a stale lock (its process has exited) is taken over", async () => {
     const { store, file } = await sessionWith(1);
     const dead = spawnSync("true").pid;
-    writeFileSync(`${file}.lock`, JSON.stringify({ pid: dead, at: new Date().toISOString() }));
+    writeFileSync(`${file}.lock`, lockOnThisHost(dead));
     const { journal, entries } = await store.open("sess_x");
     expect(entries).toHaveLength(1);
     expect(JSON.parse(readFileSync(`${file}.lock`, "utf8")).pid).toBe(process.pid);
@@ -242,7 +250,7 @@ describe("jsonl store locks", () => {
 
   test("an unreadable lock, or one left by an earlier process with this pid, is taken over", async () => {
     const { store, file } = await sessionWith(1);
-    for (const content of ["{not json", JSON.stringify({ pid: process.pid, at: "2020-01-01T00:00:00.000Z" })]) {
+    for (const content of ["{not json", lockOnThisHost(process.pid)]) {
       writeFileSync(`${file}.lock`, content);
       const { journal } = await store.open("sess_x");
       await journal.close();
@@ -253,7 +261,7 @@ describe("jsonl store locks", () => {
     const { store, file } = await sessionWith(1);
     const sleeper = Bun.spawn(["sleep", "5"]);
     try {
-      writeFileSync(`${file}.lock`, JSON.stringify({ pid: sleeper.pid, at: new Date().toISOString() }));
+      writeFileSync(`${file}.lock`, lockOnThisHost(sleeper.pid));
       const error = await storeError(store.open("sess_x"));
       expect(error.code).toBe("locked");
       expect(error.message).toBe(`session sess_x is open in another acp-edge process (pid ${sleeper.pid}); close it there first`);

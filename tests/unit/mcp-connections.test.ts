@@ -5,11 +5,11 @@ import { join, resolve } from "node:path";
 import * as v from "valibot";
 import { logLevel, setLogLevel } from "../../src/runtime/log.ts";
 import { redact, registerSecret } from "../../src/runtime/secrets.ts";
-import { spawnProcess } from "../../src/runtime/spawn.ts";
+import { spawnProcess } from "../../src/runtime/spawn-program.ts";
 import type { McpServerConfig } from "../../src/tools/mcp/config.ts";
 import { McpConnections, type McpConnectionsOptions } from "../../src/tools/mcp/connections.ts";
 import { MAX_TOOL_NAME_LENGTH, toolNames, uniqueKeys } from "../../src/tools/mcp/names.ts";
-import { MAX_RESULT_TEXT_BYTES, toToolResult } from "../../src/tools/mcp/result.ts";
+import { MAX_RESULT_TEXT_BYTES, mcpToolResult } from "../../src/tools/mcp/result.ts";
 import { ToolError, type ToolDefinition, type ToolResult, type Workspace } from "../../src/tools/types.ts";
 import { ODD_TOOL_NAMES, PNG_BASE64, startHttpMcpServer, type HttpMcpServer } from "../helpers/mcp-test-server.ts";
 import { processGone } from "../helpers/processes.ts";
@@ -101,14 +101,14 @@ describe("results and secrets", () => {
     registerSecret(key);
     for (const back of [5, 12, 20]) {
       const text = `${"r".repeat(MAX_RESULT_TEXT_BYTES - back)}${key}${"s".repeat(100)}`;
-      const mapped = textOf(toToolResult({ content: [{ type: "text", text }] }, "s", "t"));
+      const mapped = textOf(mcpToolResult({ content: [{ type: "text", text }] }, "s", "t"));
       expect(mapped).toContain("[Output truncated");
       expect(mapped).not.toContain(key.slice(0, 5));
     }
   });
 
   test("content blocks map to text and images; huge text is cut", () => {
-    const mapped = toToolResult(
+    const mapped = mcpToolResult(
       {
         content: [
           { type: "audio", data: "AAAA", mimeType: "audio/wav" },
@@ -127,8 +127,8 @@ describe("results and secrets", () => {
     expect(textOf(mapped)).toContain("[Output truncated");
     expect(textOf(mapped)).not.toContain("dropped");
     expect(new TextEncoder().encode(textOf(mapped)).length).toBeLessThan(MAX_RESULT_TEXT_BYTES + 500);
-    expect(textOf(toToolResult({ content: [], structuredContent: { a: 1 } }, "s", "t"))).toContain('"a": 1');
-    expect(textOf(toToolResult({ content: [] }, "s", "t"))).toBe("(no output)");
+    expect(textOf(mcpToolResult({ content: [], structuredContent: { a: 1 } }, "s", "t"))).toContain('"a": 1');
+    expect(textOf(mcpToolResult({ content: [] }, "s", "t"))).toBe("(no output)");
   });
 
   test("env values, header values, bearer tokens and URL credentials are registered as secrets", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { redactMessage } from "../../src/acp/outbound-redaction.ts";
 import { bounded } from "../../src/acp/projection.ts";
-import { titleFromPrompt } from "../../src/acp/session-title.ts";
+import { titleFromPrompt } from "../../src/sessions/live-title.ts";
 import { registerSecret } from "../../src/runtime/secrets.ts";
 
 describe("redactMessage", () => {

@@ -12,9 +12,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
-import { splitShellCommand } from "../../src/acp/permissions/command-line.ts";
-import { evaluatePolicy } from "../../src/acp/permissions/policy.ts";
-import type { Grant } from "../../src/acp/permissions/grants.ts";
+import { splitShellCommand } from "../../src/permissions/command-line.ts";
+import { evaluatePolicy } from "../../src/permissions/policy.ts";
+import type { Grant } from "../../src/permissions/grants.ts";
 import type { PermissionRule } from "../../src/config/settings-schema.ts";
 
 const SEED = Number(process.env.ACP_EDGE_GATE_SEED ?? 20261130);

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { evaluatePolicy } from "../../src/acp/permissions/policy.ts";
-import type { Grant } from "../../src/acp/permissions/grants.ts";
+import { evaluatePolicy } from "../../src/permissions/policy.ts";
+import type { Grant } from "../../src/permissions/grants.ts";
 import type { ApprovalMode, PermissionRule } from "../../src/config/settings-schema.ts";
 import type { ToolAccess } from "../../src/tools/types.ts";
 

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { evaluatePolicy, type PolicyInput } from "../../src/acp/permissions/policy.ts";
-import { splitShellCommand } from "../../src/acp/permissions/command-line.ts";
-import type { Grant } from "../../src/acp/permissions/grants.ts";
+import { evaluatePolicy, type PolicyInput } from "../../src/permissions/policy.ts";
+import { splitShellCommand } from "../../src/permissions/command-line.ts";
+import type { Grant } from "../../src/permissions/grants.ts";
 import type { ApprovalMode, PermissionRule } from "../../src/config/settings-schema.ts";
 import type { ToolAccess } from "../../src/tools/types.ts";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { askRulesFor, createWalkFilter } from "../../src/acp/permissions/walk-filter.ts";
+import { askRulesFor, createWalkFilter } from "../../src/permissions/walk-filter.ts";
 import type { PermissionRule } from "../../src/config/settings-schema.ts";
 import { walkFiles } from "../../src/tools/file-walker.ts";
 import { findTool } from "../../src/tools/find.ts";

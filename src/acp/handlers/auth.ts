@@ -7,8 +7,9 @@
 import { AUTH_METHOD_ID, authRequired, invalidParams } from "../errors.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { methods, type AgentApp } from "../sdk.ts";
-import type { AgentServices } from "../services.ts";
+import type { AgentServices } from "../../sessions/services.ts";
 
+/** Registers `authenticate` and `logout`. */
 export function registerAuth(app: AgentApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.authenticate, ({ params }) => {
     if (params.methodId !== AUTH_METHOD_ID) {

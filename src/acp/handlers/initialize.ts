@@ -6,8 +6,9 @@ import { PACKAGE_VERSION } from "../../config/version.ts";
 import { AUTH_METHOD_ID } from "../errors.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { methods, PROTOCOL_VERSION, type AgentApp, type AuthMethod, type InitializeResponse } from "../sdk.ts";
-import type { AgentServices } from "../services.ts";
+import type { AgentServices } from "../../sessions/services.ts";
 
+/** The one auth method: credentials configured outside ACP. */
 export function authMethod(services: AgentServices): AuthMethod {
   return {
     id: AUTH_METHOD_ID,
@@ -18,6 +19,7 @@ export function authMethod(services: AgentServices): AuthMethod {
   };
 }
 
+/** Registers `initialize`. */
 export function registerInitialize(app: AgentApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.initialize, ({ params }): InitializeResponse => {
     state.clientCapabilities = params.clientCapabilities ?? {};

@@ -5,19 +5,19 @@
  * @module
  */
 import * as v from "valibot";
+import type { StoredEntry } from "../../store/types.ts";
+import { forkSession } from "../../sessions/start-session.ts";
+import { joinSession, type JoinRequest } from "../../sessions/join-session.ts";
+import type { LiveSession } from "../../sessions/live-session.ts";
+import type { AgentServices } from "../../sessions/services.ts";
+import { storeFailure } from "../../sessions/session-error.ts";
+import { configOptions, modeState } from "../config-options.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { invalidParams } from "../errors.ts";
-import { checkDirectory, openSession } from "../open-session.ts";
-import { realPath } from "../../runtime/fs.ts";
-import { attachConnection } from "../session-attach.ts";
-import { connectMcpServers } from "../session-mcp.ts";
 import { methods, type AgentApp, type AgentContext } from "../sdk.ts";
-import type { AgentServices } from "../services.ts";
 import { announceSession } from "../session-announce.ts";
-import { configOptions, modeState } from "../session-config.ts";
-import { reviveSession, storeFailure } from "../session-lookup.ts";
-import type { LiveSession } from "../session-registry.ts";
-import { replayUpdates, restoreState } from "../session-restore.ts";
+import { sessionClient } from "../session-client.ts";
+import { replayUpdates } from "../session-replay.ts";
 
 const ForkParams = v.object({
   sessionId: v.string(),
@@ -32,33 +32,11 @@ function parseForkParams(raw: unknown): v.InferOutput<typeof ForkParams> {
   return result.output;
 }
 
-/** The client's MCP servers for a session it attaches to; an empty list keeps what the session has. */
-async function useMcpServers(live: LiveSession, servers: readonly unknown[] | undefined): Promise<void> {
-  if (servers && servers.length > 0) await connectMcpServers(live, servers);
-}
-
-/** Attaches this connection to the session: the one already live in this process, or the stored one brought back. */
-async function attach(
-  services: AgentServices,
-  state: ConnectionState,
-  client: AgentContext,
-  request: { sessionId: string; cwd: string; additionalDirectories?: string[] },
-): Promise<LiveSession> {
-  let live = services.sessions.get(request.sessionId);
-  if (live) {
-    await checkSameCwd(live, request.cwd);
-  } else {
-    live = (await reviveSession(services, request)).live;
-    services.sessions.add(live);
+/** Shows the stored conversation to this client again, one `session/update` per step. */
+async function replay(client: AgentContext, live: LiveSession, history: readonly StoredEntry[]): Promise<void> {
+  for (const update of replayUpdates(history)) {
+    await client.notify(methods.client.session.update, { sessionId: live.agent.id, update });
   }
-  attachConnection(live, state, client);
-  return live;
-}
-
-async function checkSameCwd(live: LiveSession, cwd: string): Promise<void> {
-  await checkDirectory(cwd, "cwd");
-  const [a, b] = await Promise.all([realPath(live.cwd).catch(() => live.cwd), realPath(cwd).catch(() => cwd)]);
-  if (a !== b) throw invalidParams(`session ${live.agent.id} belongs to ${live.cwd}, not ${cwd}`, { cwd, sessionCwd: live.cwd });
 }
 
 /**
@@ -69,34 +47,23 @@ export async function bindScopedSession(
   services: AgentServices,
   state: ConnectionState,
   client: AgentContext,
-  params: { sessionId?: string; cwd: string; additionalDirectories?: string[]; mcpServers?: readonly unknown[] },
+  params: Omit<JoinRequest, "sessionId"> & { sessionId?: string },
   options: { replay: boolean },
 ) {
   const scope = state.scope!;
   if (params.sessionId !== undefined && params.sessionId !== scope.sessionId) {
     throw invalidParams(`this connection is scoped to session ${scope.sessionId}`, { sessionId: params.sessionId, scopedTo: scope.sessionId });
   }
-  const live = await attach(services, state, client, { ...params, sessionId: scope.sessionId });
-  await useMcpServers(live, params.mcpServers);
+  const { live, history } = await joinSession(services, { ...params, sessionId: scope.sessionId }, sessionClient(services, state, client), {
+    history: options.replay,
+  });
   state.bound = true;
-  if (options.replay) await replay(client, services, live);
+  if (history) await replay(client, live, history);
   announceSession(client, live, services);
   return { sessionId: live.agent.id, modes: modeState(live), configOptions: configOptions(live, services) };
 }
 
-async function replay(client: AgentContext, services: AgentServices, live: LiveSession): Promise<void> {
-  await live.recorder.journal.sync();
-  let loaded;
-  try {
-    loaded = await services.store.read(live.agent.id);
-  } catch (error) {
-    throw storeFailure(error, live.agent.id);
-  }
-  for (const update of replayUpdates(loaded.entries)) {
-    await client.notify(methods.client.session.update, { sessionId: live.agent.id, update });
-  }
-}
-
+/** Registers `session/list`, `session/load`, `session/resume` and `session/fork`. */
 export function registerStoredSessions(app: AgentApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.session.list, async ({ params }) => {
     try {
@@ -124,9 +91,8 @@ export function registerStoredSessions(app: AgentApp, services: AgentServices, s
       const { sessionId: _id, ...response } = await bindScopedSession(services, state, client, params, { replay: true });
       return response;
     }
-    const live = await attach(services, state, client, params);
-    await useMcpServers(live, params.mcpServers);
-    await replay(client, services, live);
+    const { live, history } = await joinSession(services, params, sessionClient(services, state, client), { history: true });
+    await replay(client, live, history ?? []);
     announceSession(client, live, services);
     return { modes: modeState(live), configOptions: configOptions(live, services) };
   });
@@ -136,44 +102,14 @@ export function registerStoredSessions(app: AgentApp, services: AgentServices, s
       const { sessionId: _id, ...response } = await bindScopedSession(services, state, client, params, { replay: false });
       return response;
     }
-    const live = await attach(services, state, client, params);
-    await useMcpServers(live, params.mcpServers);
+    const { live } = await joinSession(services, params, sessionClient(services, state, client), { history: false });
     announceSession(client, live, services);
     return { modes: modeState(live), configOptions: configOptions(live, services) };
   });
 
   app.onRequest("session/fork", parseForkParams, async ({ params, client }) => {
     if (state.scope) throw invalidParams(`this connection is scoped to session ${state.scope.sessionId}; fork it from /acp`);
-    const source = services.sessions.get(params.sessionId);
-    if (source) await source.recorder.journal.sync();
-    let loaded;
-    try {
-      loaded = await services.store.read(params.sessionId);
-    } catch (error) {
-      throw storeFailure(error, params.sessionId);
-    }
-    const directories = params.additionalDirectories ?? loaded.header.additionalDirectories;
-    const restored = restoreState(loaded.entries);
-    const live = await openSession(services, {
-      cwd: params.cwd,
-      additionalDirectories: directories,
-      restored,
-      journal: async (id) => {
-        const journal = await services.store.create({ id, cwd: params.cwd, additionalDirectories: directories, forkedFrom: loaded.header.id });
-        for (const entry of loaded.entries) {
-          const { at: _at, ...rest } = entry;
-          await journal.append(rest as typeof entry);
-        }
-        await journal.sync();
-        return journal;
-      },
-    });
-    const title = `Fork of ${restored.title ?? loaded.header.id}`;
-    live.title = title;
-    await live.recorder.write({ type: "title", title }, true);
-    services.sessions.add(live);
-    await useMcpServers(live, params.mcpServers);
-    attachConnection(live, state, client);
+    const live = await forkSession(services, params, sessionClient(services, state, client));
     announceSession(client, live, services);
     return { sessionId: live.agent.id, modes: modeState(live), configOptions: configOptions(live, services) };
   });

@@ -5,11 +5,11 @@
  */
 import type { AuthorizationRequest, Authorization, ToolAuthorizer } from "../../engine/tool-call.ts";
 import type { AgentContext, PermissionOption, ToolCallUpdate } from "../sdk.ts";
-import type { LiveSession } from "../session-registry.ts";
+import type { LiveSession } from "../../sessions/live-session.ts";
 import { askClient } from "./ask-client.ts";
-import { evaluatePolicy } from "./policy.ts";
-import type { Grant } from "./grants.ts";
-import { askRulesFor, createWalkFilter } from "./walk-filter.ts";
+import { evaluatePolicy } from "../../permissions/policy.ts";
+import type { Grant } from "../../permissions/grants.ts";
+import { askRulesFor, createWalkFilter } from "../../permissions/walk-filter.ts";
 
 const ALLOW_ONCE = "allow_once";
 const ALLOW_ALWAYS = "allow_always";

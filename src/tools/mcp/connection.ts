@@ -5,8 +5,11 @@
  * name the server; secrets never appear in them.
  * @module
  */
+// @ts-types="@modelcontextprotocol/sdk/client"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { log } from "../../runtime/log.ts";
 import { redact, redactSecrets } from "../../runtime/secrets.ts";

@@ -4,6 +4,7 @@
  * server is broken; problems become notices for the user.
  * @module
  */
+// @ts-types="@modelcontextprotocol/sdk/types"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolDefinition } from "../types.ts";
 import { registerServerSecrets, type McpServerConfig } from "./config.ts";

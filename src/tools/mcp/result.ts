@@ -4,6 +4,7 @@
  * short note the model can read.
  * @module
  */
+// @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { redactSecrets } from "../../runtime/secrets.ts";
 import { DEFAULT_MAX_BYTES, formatSize, utf8Length } from "../truncate.ts";
@@ -66,7 +67,7 @@ function capText(parts: ToolOutputPart[]): { parts: ToolOutputPart[]; truncated:
 }
 
 /** Maps a validated `tools/call` result. */
-export function toToolResult(result: CallToolResult, server: string, tool: string): ToolResult {
+export function mcpToolResult(result: CallToolResult, server: string, tool: string): ToolResult {
   let parts = result.content.flatMap(blockParts);
   if (parts.length === 0 && result.structuredContent !== undefined) {
     parts = [{ type: "text", text: JSON.stringify(result.structuredContent, null, 2) }];

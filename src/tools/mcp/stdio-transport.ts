@@ -5,10 +5,13 @@
  * so helpers the server started (npx, shells, language servers) do not outlive it.
  * @module
  */
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { log } from "../../runtime/log.ts";
-import { spawnProcess, type ShellExit, type SpawnedProcess } from "../../runtime/spawn.ts";
+import type { ShellExit } from "../../runtime/child-lifecycle.ts";
+import { spawnProcess, type SpawnedProcess } from "../../runtime/spawn-program.ts";
 
 /** What to start, for which server. */
 export interface ProcessTransportOptions {

@@ -4,11 +4,12 @@
  * class, results mapped to tool output.
  * @module
  */
+// @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import * as v from "valibot";
 import { log } from "../../runtime/log.ts";
 import type { ToolDefinition } from "../types.ts";
-import { toToolResult } from "./result.ts";
+import { mcpToolResult } from "./result.ts";
 
 /** Checks input against a JSON Schema: an error message, or undefined when it is valid. */
 export type InputCheck = (input: unknown) => string | undefined;
@@ -87,7 +88,7 @@ export function mcpToolDefinition(name: string, source: McpToolSource): ToolDefi
     },
     async execute(input, { signal }) {
       const result = await source.call(tool.name, input as Record<string, unknown>, signal);
-      return toToolResult(result, server, tool.name);
+      return mcpToolResult(result, server, tool.name);
     },
   };
 }

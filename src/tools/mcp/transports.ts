@@ -3,6 +3,7 @@
  * servers, Streamable HTTP or HTTP+SSE for URLs, with the configured env or headers.
  * @module
  */
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { envSnapshot } from "../../runtime/process.ts";
 import { isStdioServer, type McpServerConfig } from "./config.ts";

@@ -1,0 +1,63 @@
+/**
+ * A connection as a client of the sessions it attaches to: the sessions
+ * layer's news and turn events become `session/update` notifications in the
+ * form this client's capabilities call for.
+ * @module
+ */
+import type { LiveSession, SessionClient, SessionNews } from "../sessions/live-session.ts";
+import type { AgentServices } from "../sessions/services.ts";
+import { configOptions } from "./config-options.ts";
+import type { ConnectionState } from "./connection-state.ts";
+import { TurnProjector } from "./projection.ts";
+import { methods, type AgentContext, type ClientCapabilities, type SessionUpdate } from "./sdk.ts";
+
+function projectorFor(capabilities: ClientCapabilities, cwd: string): TurnProjector {
+  const meta = capabilities._meta as Record<string, unknown> | undefined;
+  return new TurnProjector({
+    terminalOutput: capabilities.terminal !== true && meta?.terminal_output === true,
+    compaction: Boolean((capabilities as { session?: { compaction?: unknown } }).session?.compaction),
+    cwd,
+  });
+}
+
+/** The updates one piece of news becomes. */
+function newsUpdates(live: LiveSession, services: AgentServices, news: SessionNews): SessionUpdate[] {
+  switch (news.type) {
+    case "message":
+      return [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: news.text } }];
+    case "prompt": {
+      const part = news.part;
+      const content = part.type === "text" ? { type: "text" as const, text: part.text } : { type: "image" as const, data: part.data, mimeType: part.mimeType };
+      return [{ sessionUpdate: "user_message_chunk", content }];
+    }
+    case "title":
+      return [{ sessionUpdate: "session_info_update", title: news.title, updatedAt: news.updatedAt }];
+    case "settings":
+      return [
+        ...(news.modeChanged ? [{ sessionUpdate: "current_mode_update" as const, currentModeId: live.mode }] : []),
+        { sessionUpdate: "config_option_update", configOptions: configOptions(live, services) },
+      ];
+  }
+}
+
+/** This connection as a session client, with the capabilities it has now. */
+export function sessionClient(services: AgentServices, state: ConnectionState, client: AgentContext): SessionClient {
+  const capabilities = state.clientCapabilities;
+  const notify = (live: LiveSession, update: SessionUpdate) => client.notify(methods.client.session.update, { sessionId: live.agent.id, update });
+  return {
+    id: state.id,
+    async tell(live, news) {
+      for (const update of newsUpdates(live, services, news)) await notify(live, update);
+    },
+    watchTurn(live) {
+      const projector = projectorFor(capabilities, live.cwd);
+      return async (event) => {
+        const update = projector.project(event);
+        if (update) await notify(live, update);
+      };
+    },
+    attached(sessionId) {
+      state.sessions.add(sessionId);
+    },
+  };
+}

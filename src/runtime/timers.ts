@@ -1,0 +1,14 @@
+/**
+ * Timers that never keep the process alive on their own. The global timers
+ * of Deno return plain numbers without `unref`; those of `node:timers` have
+ * it on every runtime.
+ * @module
+ */
+import { clearInterval, setInterval } from "node:timers";
+
+/** Runs `tick` every `ms` until stopped, without holding the process open. */
+export function repeatInBackground(ms: number, tick: () => void): { stop(): void } {
+  const timer = setInterval(tick, ms);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

@@ -1,0 +1,58 @@
+/**
+ * A client joining a stored session (`session/load`, `session/resume`): the
+ * one already live in this process, or the stored one brought back. Several
+ * clients may join one session; each sees every update from then on.
+ * @module
+ */
+import { realPath } from "../runtime/fs.ts";
+import type { StoredEntry } from "../store/types.ts";
+import type { LiveSession, SessionClient } from "./live-session.ts";
+import { checkDirectory } from "./open-session.ts";
+import { reviveSession } from "./revive-session.ts";
+import type { AgentServices } from "./services.ts";
+import { attachClient } from "./session-attach.ts";
+import { SessionError, storeFailure } from "./session-error.ts";
+import { connectMcpServers } from "./session-mcp.ts";
+
+/** Which session to join, where the client works, and the MCP servers it passes. */
+export interface JoinRequest {
+  sessionId: string;
+  cwd: string;
+  additionalDirectories?: string[];
+  mcpServers?: readonly unknown[];
+}
+
+async function checkSameCwd(live: LiveSession, cwd: string): Promise<void> {
+  await checkDirectory(cwd, "cwd");
+  const [a, b] = await Promise.all([realPath(live.cwd).catch(() => live.cwd), realPath(cwd).catch(() => cwd)]);
+  if (a !== b) throw new SessionError("invalid_params", `session ${live.agent.id} belongs to ${live.cwd}, not ${cwd}`, { cwd, sessionCwd: live.cwd });
+}
+
+/**
+ * Attaches `client` to the session; with `history`, also returns every
+ * stored entry (the journal flushed first) so the client can be shown the
+ * conversation. An empty list of MCP servers keeps what the session has.
+ */
+export async function joinSession(
+  services: AgentServices,
+  request: JoinRequest,
+  client: SessionClient,
+  options: { history: boolean },
+): Promise<{ live: LiveSession; history?: StoredEntry[] }> {
+  let live = services.sessions.get(request.sessionId);
+  if (live) {
+    await checkSameCwd(live, request.cwd);
+  } else {
+    live = (await reviveSession(services, request)).live;
+    services.sessions.add(live);
+  }
+  attachClient(live, client);
+  if (request.mcpServers && request.mcpServers.length > 0) await connectMcpServers(live, request.mcpServers);
+  if (!options.history) return { live };
+  await live.recorder.journal.sync();
+  try {
+    return { live, history: (await services.store.read(live.agent.id)).entries };
+  } catch (error) {
+    throw storeFailure(error, live.agent.id);
+  }
+}

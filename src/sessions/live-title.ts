@@ -1,0 +1,27 @@
+/**
+ * A live session's title: taken from the first prompt, changed with `/name`,
+ * stored in the journal and told to every attached client.
+ * @module
+ */
+import { redactSecrets } from "../runtime/secrets.ts";
+import { broadcast } from "./session-broadcast.ts";
+import type { LiveSession } from "./live-session.ts";
+
+const MAX_LENGTH = 60;
+
+/** A short title from a prompt: its first line, cut at a word boundary (secrets hidden before the cut, which could leave half of one). */
+export function titleFromPrompt(text: string): string | undefined {
+  const line = redactSecrets(text).trim().split(/\r?\n/)[0]?.replace(/\s+/g, " ").trim();
+  if (!line) return undefined;
+  if (line.length <= MAX_LENGTH) return line;
+  const cut = line.slice(0, MAX_LENGTH);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > 20 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** Names the session, stores the name and tells every attached client. */
+export async function setTitle(live: LiveSession, title: string): Promise<void> {
+  live.title = title;
+  await live.recorder.write({ type: "title", title }, true);
+  await broadcast(live, { type: "title", title, updatedAt: new Date().toISOString() });
+}

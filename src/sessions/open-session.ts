@@ -1,0 +1,139 @@
+/**
+ * Building a live session: check the directories, read the project's
+ * settings, pick the model, and assemble the engine session with its
+ * workspace, tools, system prompt and journal. Used for new sessions and for
+ * stored ones brought back (load, resume, fork).
+ * @module
+ */
+import { nanoid } from "nanoid";
+import { ConfigError, loadSettingsFor } from "../config/settings.ts";
+import type { Settings } from "../config/settings-schema.ts";
+import { compactionBudget } from "../engine/compaction.ts";
+import { loadContextFiles } from "../engine/context-files.ts";
+import { AgentSession } from "../engine/session.ts";
+import { buildSystemPrompt } from "../engine/system-prompt.ts";
+import type { ModelRegistry } from "../models/registry.ts";
+import type { ModelClient } from "../models/types.ts";
+import { isAbsolute } from "../runtime/path.ts";
+import { statOrUndefined } from "../runtime/fs.ts";
+import type { SessionJournal } from "../store/types.ts";
+import { builtinTools } from "../tools/builtin.ts";
+import { createLocalWorkspace } from "../tools/local-workspace.ts";
+import { loadPromptTemplates } from "./prompt-templates.ts";
+import type { AgentServices } from "./services.ts";
+import { SessionRecorder } from "./session-recorder.ts";
+import type { RestoredState } from "./session-restore.ts";
+import type { LiveSession } from "./live-session.ts";
+import { SessionError } from "./session-error.ts";
+
+/** What a live session is built from. */
+export interface OpenSessionRequest {
+  cwd: string;
+  additionalDirectories?: string[];
+  /** Id of a stored session being brought back; a new id is minted otherwise. */
+  id?: string;
+  /** State read back from the journal. */
+  restored?: RestoredState;
+  /** Creates (new session) or reopened (stored session) journal. */
+  journal: (id: string) => Promise<SessionJournal>;
+}
+
+const DEFAULT_MAX_TURN_REQUESTS = 50;
+
+/** A fresh session id (`sess_` and 21 random characters). */
+export function newSessionId(): string {
+  return `sess_${nanoid(21)}`;
+}
+
+/** Refuses a path that is not an absolute, existing directory, naming the field. */
+export async function checkDirectory(path: string, field: string): Promise<void> {
+  if (!isAbsolute(path)) throw new SessionError("invalid_params", `${field} must be an absolute path, got "${path}"`, { [field]: path });
+  const info = await statOrUndefined(path).catch(() => undefined);
+  if (!info) throw new SessionError("invalid_params", `${field} does not exist: ${path}`, { [field]: path });
+  if (!info.isDirectory) throw new SessionError("invalid_params", `${field} is not a directory: ${path}`, { [field]: path });
+}
+
+async function projectSettings(services: AgentServices, cwd: string): Promise<Settings> {
+  try {
+    return await loadSettingsFor(cwd, {
+      ...services.config.settings,
+      ...(services.options.approvalMode ? { approvalMode: services.options.approvalMode } : {}),
+    });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new SessionError("internal", `Project settings cannot be used: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The stored model when it is still usable, else the default; notes what changed. */
+async function chooseModel(registry: ModelRegistry, preferred: string | undefined, stored: string | undefined, notices: string[]): Promise<ModelClient> {
+  if (stored) {
+    const found = registry.find(stored);
+    if (!("kind" in found) && found.credential.ok) return await registry.createClient(found);
+    const why = "kind" in found ? found.message : found.credential.ok ? "unavailable" : found.credential.hint;
+    notices.push(`The session's model ${stored} is not available here (${why}).`);
+  }
+  const choice = registry.pickDefault(preferred);
+  if ("kind" in choice) throw choice.kind === "auth" ? new SessionError("auth_required", choice.message) : new SessionError("internal", `Cannot choose a model: ${choice.message}`);
+  if (stored) notices.push(`Continuing with ${choice.spec}.`);
+  return await registry.createClient(choice);
+}
+
+/** Builds a live session (not yet registered nor attached to any client). */
+export async function openSession(services: AgentServices, request: OpenSessionRequest): Promise<LiveSession> {
+  await checkDirectory(request.cwd, "cwd");
+  const extra = request.additionalDirectories ?? [];
+  for (const dir of extra) await checkDirectory(dir, "additionalDirectories");
+  const settings = await projectSettings(services, request.cwd);
+  const restored = request.restored;
+  const notices: string[] = [];
+  const model = await chooseModel(services.registry, services.options.model ?? settings.defaultModel, restored?.model, notices);
+
+  const id = request.id ?? newSessionId();
+  // Saved command output lives with the session and is deleted with it.
+  const workspace = await createLocalWorkspace(request.cwd, extra, { outputDirectory: () => services.store.outputDirectory(id) });
+  const tools = builtinTools;
+  const [contextFiles, templates] = await Promise.all([
+    loadContextFiles(services.config.home, request.cwd),
+    loadPromptTemplates(services.config.home, request.cwd),
+  ]);
+  const systemPrompt = buildSystemPrompt({ tools, contextFiles, cwd: request.cwd, additionalDirectories: extra, date: new Date() });
+  const agent = new AgentSession({
+    id,
+    workspace,
+    tools,
+    model,
+    thinking: restored?.thinking ?? settings.thinkingLevel ?? "medium",
+    systemPrompt,
+    maxTurnRequests: settings.maxTurnRequests ?? DEFAULT_MAX_TURN_REQUESTS,
+    compaction: compactionBudget(model.info.contextWindow, settings.compaction ?? {}),
+    ...(restored ? { history: restored.history } : {}),
+  });
+  if (restored?.usage) {
+    Object.assign(agent.totals, {
+      input: restored.usage.input,
+      output: restored.usage.output,
+      cacheRead: restored.usage.cacheRead,
+      cacheWrite: restored.usage.cacheWrite,
+      cost: restored.usage.cost,
+    });
+    agent.contextUsed = restored.usage.used;
+  }
+  // The mode the user chose in the session survives a reload.
+  const mode = restored?.mode ?? settings.approvalMode ?? "ask";
+  const journal = await request.journal(id);
+  return {
+    agent,
+    cwd: request.cwd,
+    additionalDirectories: extra,
+    settings,
+    mode,
+    grants: restored?.grants ?? [],
+    recorder: new SessionRecorder(journal, restored?.messageCount ?? 0),
+    templates,
+    notices,
+    announced: false,
+    subscribers: new Map(),
+    ...(restored?.title ? { title: restored.title } : {}),
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * One prompt of one client: the session's single turn claimed for it, then
+ * either a built-in command or a model turn (with a prompt template
+ * expanded) — tools made ready, the prompt shown to the other clients, a
+ * title taken from the first prompt, every event recorded and shown to each
+ * attached client.
+ * @module
+ */
+import type { EventSink, StopReason } from "../engine/events.ts";
+import type { TurnOptions } from "../engine/session.ts";
+import type { ImagePart, TextPart } from "../models/types.ts";
+import { builtinCommand } from "./builtin-commands.ts";
+import { setTitle, titleFromPrompt } from "./live-title.ts";
+import type { LiveSession } from "./live-session.ts";
+import { broadcast } from "./session-broadcast.ts";
+import { sessionEmitter } from "./session-emitter.ts";
+import { SessionError } from "./session-error.ts";
+import { refreshTools } from "./session-mcp.ts";
+import type { AgentServices } from "./services.ts";
+import { expandTemplate, parseSlashCommand } from "./slash-arguments.ts";
+
+/** What the client asks for, in the terms of this layer. */
+export interface PromptRequest {
+  /** The connection that sends the prompt; it owns the turn. */
+  clientId: string;
+  /** The prompt's leading text when it may be a slash command (`/name args`). */
+  slashText?: string;
+  /**
+   * Reads the prompt as the model's user message; called once the session's
+   * tools are ready. `leadingText`, when given, replaces the prompt's leading
+   * text (an expanded template).
+   */
+  readPrompt(leadingText?: string): Promise<Array<TextPart | ImagePart>>;
+  /** Cancels the turn like a cancel from any client. */
+  signal: AbortSignal;
+  /** How this client's turn asks for permissions and reaches files and terminals. */
+  turn: TurnOptions;
+}
+
+/** Runs one prompt; refuses (`busy`) while another turn of the session runs. */
+export async function promptSession(services: AgentServices, live: LiveSession, request: PromptRequest): Promise<StopReason> {
+  // One turn per session across every attached client; claimed before any await.
+  if (live.agent.running || live.turnOwner) throw new SessionError("busy", "session is already processing a prompt", { sessionId: live.agent.id });
+  live.turnOwner = request.clientId;
+  try {
+    return await runPrompt(services, live, request);
+  } finally {
+    if (live.turnOwner === request.clientId) delete live.turnOwner;
+  }
+}
+
+async function runPrompt(services: AgentServices, live: LiveSession, request: PromptRequest): Promise<StopReason> {
+  const emit = sessionEmitter(live);
+  const command = request.slashText === undefined ? undefined : parseSlashCommand(request.slashText);
+  let leadingText: string | undefined;
+  if (command) {
+    const builtin = builtinCommand(command.name);
+    if (builtin) return await builtin(command.rest, { live, services, emit });
+    const template = live.templates.find((t) => t.name === command.name);
+    if (template) leadingText = expandTemplate(template.body, command.rest);
+  }
+  await refreshTools(live);
+  const content = await request.readPrompt(leadingText);
+  // The other clients of a shared session see what was asked.
+  for (const part of content) await broadcast(live, { type: "prompt", part }, request.clientId);
+  if (!live.title) {
+    const first = content.find((p) => p.type === "text");
+    const title = first?.type === "text" ? titleFromPrompt(first.text) : undefined;
+    if (title) await setTitle(live, title);
+  }
+  // Cancelling the request cancels the turn like a cancel from any client.
+  const onAbort = () => live.agent.cancel("the request was cancelled");
+  request.signal.addEventListener("abort", onAbort, { once: true });
+  const turn = live.agent.prompt(content, emit, request.turn);
+  live.turn = turn;
+  try {
+    return await turn;
+  } finally {
+    request.signal.removeEventListener("abort", onAbort);
+    if (live.turn === turn) delete live.turn;
+  }
+}

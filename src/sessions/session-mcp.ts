@@ -1,0 +1,51 @@
+/**
+ * The MCP servers a client passes with a session: connected in parallel
+ * without holding up the response, their tools added to the session's tool
+ * set as they come, problems told to the user as notices, and everything
+ * shut down with the session.
+ * @module
+ */
+import { McpConnections, type McpServerConfig } from "../tools/mcp/connections.ts";
+import { builtinTools } from "../tools/builtin.ts";
+import { PACKAGE_VERSION } from "../config/version.ts";
+import { broadcast } from "./session-broadcast.ts";
+import type { LiveSession } from "./live-session.ts";
+
+const DEFAULT_STARTUP_SECONDS = 30;
+
+/** Tells every attached client, or keeps the notice for the announcement that follows the response. */
+export function noticeToSession(live: LiveSession, text: string): void {
+  if (!live.announced) {
+    live.notices.push(text);
+    return;
+  }
+  void broadcast(live, { type: "message", text: `${text}\n` });
+}
+
+/** Starts the session's MCP servers (replacing any it had). Returns at once. */
+export async function connectMcpServers(live: LiveSession, servers: readonly unknown[] | undefined): Promise<void> {
+  if (live.mcp) await live.mcp.close();
+  delete live.mcp;
+  if (!servers || servers.length === 0) return;
+  const seconds = live.settings.mcp?.startupTimeoutSeconds ?? DEFAULT_STARTUP_SECONDS;
+  const mcp = new McpConnections({
+    servers: servers as McpServerConfig[],
+    cwd: live.cwd,
+    startupTimeoutMs: seconds * 1000,
+    clientVersion: PACKAGE_VERSION,
+    onNotice: (text) => noticeToSession(live, text),
+  });
+  live.mcp = mcp;
+  mcp.start();
+}
+
+/**
+ * Before a turn: waits (bounded by the start-up timeout) for servers still
+ * starting, then offers the built-in tools plus every MCP tool available now.
+ */
+export async function refreshTools(live: LiveSession): Promise<void> {
+  const mcp = live.mcp;
+  if (!mcp) return;
+  await mcp.ready((live.settings.mcp?.startupTimeoutSeconds ?? DEFAULT_STARTUP_SECONDS) * 1000);
+  live.agent.tools = [...builtinTools, ...mcp.tools()];
+}

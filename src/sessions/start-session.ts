@@ -1,0 +1,72 @@
+/**
+ * Starting a session: a new one (`session/new`), or a fork of a stored one
+ * with a copy of its history. Either way the session is built, stored,
+ * registered, given the client's MCP servers and attached to the client.
+ * @module
+ */
+import type { LiveSession, SessionClient } from "./live-session.ts";
+import { openSession } from "./open-session.ts";
+import type { AgentServices } from "./services.ts";
+import { attachClient } from "./session-attach.ts";
+import { storeFailure } from "./session-error.ts";
+import { connectMcpServers } from "./session-mcp.ts";
+import { restoreState } from "./session-restore.ts";
+import { currentModelSpec } from "./session-settings.ts";
+
+/** Where a new session works, and the MCP servers the client passes with it. */
+export interface StartRequest {
+  cwd: string;
+  additionalDirectories?: string[];
+  mcpServers?: readonly unknown[];
+}
+
+/** Registers a session that was just built and stored, connects its MCP servers and attaches the client. */
+async function welcome(services: AgentServices, live: LiveSession, mcpServers: readonly unknown[] | undefined, client: SessionClient): Promise<LiveSession> {
+  services.sessions.add(live);
+  await connectMcpServers(live, mcpServers);
+  attachClient(live, client);
+  return live;
+}
+
+/** A new, empty session in `cwd`, attached to `client`. */
+export async function startSession(services: AgentServices, request: StartRequest, client: SessionClient): Promise<LiveSession> {
+  const live = await openSession(services, {
+    cwd: request.cwd,
+    ...(request.additionalDirectories ? { additionalDirectories: request.additionalDirectories } : {}),
+    journal: (id) => services.store.create({ id, cwd: request.cwd, additionalDirectories: request.additionalDirectories ?? [] }),
+  });
+  await live.recorder.write({ type: "config", mode: live.mode, model: currentModelSpec(live), thinking: live.agent.thinking }, true);
+  return await welcome(services, live, request.mcpServers, client);
+}
+
+/** A new session in `cwd` with a copy of a stored session's history, titled "Fork of …", attached to `client`. */
+export async function forkSession(services: AgentServices, request: StartRequest & { sessionId: string }, client: SessionClient): Promise<LiveSession> {
+  const source = services.sessions.get(request.sessionId);
+  if (source) await source.recorder.journal.sync();
+  let loaded;
+  try {
+    loaded = await services.store.read(request.sessionId);
+  } catch (error) {
+    throw storeFailure(error, request.sessionId);
+  }
+  const directories = request.additionalDirectories ?? loaded.header.additionalDirectories;
+  const restored = restoreState(loaded.entries);
+  const live = await openSession(services, {
+    cwd: request.cwd,
+    additionalDirectories: directories,
+    restored,
+    journal: async (id) => {
+      const journal = await services.store.create({ id, cwd: request.cwd, additionalDirectories: directories, forkedFrom: loaded.header.id });
+      for (const entry of loaded.entries) {
+        const { at: _at, ...rest } = entry;
+        await journal.append(rest as typeof entry);
+      }
+      await journal.sync();
+      return journal;
+    },
+  });
+  const title = `Fork of ${restored.title ?? loaded.header.id}`;
+  live.title = title;
+  await live.recorder.write({ type: "title", title }, true);
+  return await welcome(services, live, request.mcpServers, client);
+}

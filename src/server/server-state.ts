@@ -13,7 +13,7 @@ export interface OpenConnection {
 }
 
 export class ServerState {
-  readonly connections = new Set<OpenConnection>();
+  readonly connections: Set<OpenConnection> = new Set();
   draining = false;
   /** HTTP transport connections open now (set by the app that owns them). */
   httpConnections: () => number = () => 0;

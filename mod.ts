@@ -2,12 +2,14 @@
  * acp-edge: a coding agent for editors that speak the Agent Client Protocol.
  *
  * Run it with `deno run -A mod.ts agent stdio`, `bun mod.ts agent stdio`, or
- * the `acp-edge` binary. Embedders can build the same agent in-process:
+ * the `acp-edge` binary. Embedders can serve the same agent from their own
+ * server (every route: health, REST, `/acp` over WebSocket and HTTP, `/apc`):
  *
  * ```ts
- * import { createServices, startServer } from "acp-edge";
+ * import { createApp, createServices, serveLimits } from "acp-edge";
  * const services = await createServices({ noSession: false, allowRemote: false });
- * const server = await startServer(services, { hostname: "127.0.0.1", port: 0, token, limits });
+ * const edge = await createApp(services, { token, limits: serveLimits(services.config.settings) });
+ * Bun.serve({ port: 8711, fetch: edge.fetch, websocket: edge.websocket }); // Deno: Deno.serve(edge.fetch)
  * ```
  * @module
  */
@@ -24,17 +26,22 @@ export type { AgentServices, AgentOptions } from "./src/sessions/services.ts";
 export type { CliOptions } from "./src/cli/options.ts";
 export type { RunningServer, ServeOptions } from "./src/server/serve.ts";
 export type { ServeLimits } from "./src/server/limits.ts";
-export type { ServerAppOptions } from "./src/server/app.ts";
+export type { EdgeApp, EdgeAppOptions } from "./src/server/edge-app.ts";
+export type { ServerKind } from "./src/runtime/websocket-upgrader.ts";
 
 import type { AgentServices } from "./src/sessions/services.ts";
-import type { ServerAppOptions } from "./src/server/app.ts";
+import type { EdgeApp, EdgeAppOptions } from "./src/server/edge-app.ts";
 import type { RunningServer, ServeOptions } from "./src/server/serve.ts";
 
 // The HTTP stack loads only when asked for, so `mod.ts agent stdio` starts as fast as the binary.
 
-/** The Hono app of `agent serve` (health, readiness, capabilities, sessions REST). */
-export async function createApp(options: ServerAppOptions): Promise<import("hono").Hono> {
-  return (await import("./src/server/app.ts")).createServerApp(options);
+/**
+ * The whole server of `agent serve` as an embeddable app, with its own state:
+ * `fetch` and the runtime's `websocket` piece for your server, `attach` (Node),
+ * and `shutdown`.
+ */
+export async function createApp(services: AgentServices, options: EdgeAppOptions): Promise<EdgeApp> {
+  return await (await import("./src/server/edge-app.ts")).createEdgeApp(services, options);
 }
 
 /** Listens for HTTP and WebSocket clients on the current runtime. */

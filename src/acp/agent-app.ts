@@ -63,11 +63,13 @@ export function createAgentApp(services: AgentServices, scope?: SessionScope): A
 }
 
 /**
- * Serves one client over a message stream until its input ends. Then the
- * turns of the sessions it opened are cancelled (answered `cancelled`), every
- * request already received is answered, and the connection closes.
+ * Connects one client over a message stream; `closed` settles once its input
+ * has ended, the turns of the sessions it opened are cancelled (answered
+ * `cancelled`), every request already received is answered, and its sessions
+ * are released. Every transport (stdio, WebSocket, Streamable HTTP) goes
+ * through here, so all get the same guard and outbound redaction.
  */
-export async function serveConnection(services: AgentServices, stream: MessageStreamPair, scope?: SessionScope): Promise<void> {
+export function connectAgent(services: AgentServices, stream: MessageStreamPair, scope?: SessionScope): { closed: Promise<void> } {
   const { app, state } = createAgentApp(services, scope);
   const cancelOwnTurns = () => {
     for (const id of state.sessions) {
@@ -76,6 +78,14 @@ export async function serveConnection(services: AgentServices, stream: MessageSt
     }
   };
   const connection: AgentConnection = app.connect(guardConnection(redactOutbound(stream), { onInputEnd: cancelOwnTurns }) as unknown as Stream);
-  await connection.closed;
-  await detachAll(services, state);
+  const closed = (async () => {
+    await connection.closed;
+    await detachAll(services, state);
+  })();
+  return { closed };
+}
+
+/** Serves one client over a message stream until its input ends (see `connectAgent`). */
+export async function serveConnection(services: AgentServices, stream: MessageStreamPair, scope?: SessionScope): Promise<void> {
+  await connectAgent(services, stream, scope).closed;
 }

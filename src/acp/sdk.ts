@@ -7,3 +7,4 @@
 export * as acp from "@agentclientprotocol/sdk";
 export { RequestError, methods, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 export type * from "@agentclientprotocol/sdk";
+export { AcpServer } from "@agentclientprotocol/sdk/experimental/server";

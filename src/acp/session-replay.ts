@@ -8,13 +8,14 @@ import type { ModelMessage } from "../models/types.ts";
 import type { StoredEntry } from "../store/types.ts";
 import type { PlanEntry } from "../tools/types.ts";
 import type { SessionEntry } from "../sessions/session-entries.ts";
-import { asEntries, INTERRUPTED } from "../sessions/session-restore.ts";
+import { intactEntries } from "../sessions/session-entry-check.ts";
+import { INTERRUPTED } from "../sessions/session-restore.ts";
 import { bounded, diffContent, partContent, toLocation } from "./projection.ts";
 import type { SessionUpdate } from "./sdk.ts";
 
 /** The updates that show a stored conversation again, in order, ending with the plan, title and usage. */
 export function replayUpdates(stored: readonly StoredEntry[]): SessionUpdate[] {
-  const entries = asEntries(stored);
+  const entries = intactEntries(stored);
   const results = new Map<string, Extract<SessionEntry, { type: "tool_result" }>>();
   for (const entry of entries) if (entry.type === "tool_result") results.set(entry.toolCallId, entry);
 
@@ -47,7 +48,7 @@ export function replayUpdates(stored: readonly StoredEntry[]): SessionUpdate[] {
         plan = entry.entries;
         break;
       case "title":
-        title = entry.title;
+        title = entry.title ?? undefined;
         break;
       case "usage":
         usage = entry;

@@ -20,6 +20,20 @@ export async function runServe(options: CliOptions): Promise<number> {
   if (!isLoopback(hostname) && !options.allowRemote) {
     throw new UsageError(`refusing to listen on ${hostname}: it is not a loopback address (pass --allow-remote to allow it)`);
   }
+  // Installed before anything starts: a signal at any moment of start-up is a request to stop, never a kill.
+  let stopRequested!: () => void;
+  const stop = new Promise<void>((resolve) => (stopRequested = resolve));
+  const offInt = onSignal("SIGINT", () => stopRequested());
+  const offTerm = onSignal("SIGTERM", () => stopRequested());
+  try {
+    return await serveUntilStopped(options, hostname, stop);
+  } finally {
+    offInt();
+    offTerm();
+  }
+}
+
+async function serveUntilStopped(options: CliOptions, hostname: string, stop: Promise<void>): Promise<number> {
   const services = await buildServices(options);
   const token = await resolveApiToken({ ...(options.tokenFile ? { tokenFile: options.tokenFile } : {}), defaultPath: services.config.paths.apiToken });
   const server = await startServer(services, {
@@ -34,11 +48,7 @@ export async function runServe(options: CliOptions): Promise<number> {
   printError(`acp-edge listening on ${server.url}`);
   printError(`bearer token: ${token.source}`);
 
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    onSignal("SIGINT", stop);
-    onSignal("SIGTERM", stop);
-  });
+  await stop;
   printError("acp-edge: shutting down");
   await server.shutdown();
   return 0;

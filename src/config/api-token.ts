@@ -36,6 +36,11 @@ function checked(token: string, where: string): string {
   return trimmed;
 }
 
+/** Checks a token handed over in code (an embedder's) like one from the environment, and registers it as a secret. */
+export function checkApiToken(token: string, where: string): string {
+  return checked(token, where);
+}
+
 async function readTokenFile(path: string): Promise<string> {
   const info = await stat(path);
   if (!info.isFile) throw new ConfigError(`token file ${path} is not a regular file`);

@@ -17,8 +17,17 @@ export function expandTilde(path: string): string {
   return path;
 }
 
+/** Where each file and folder of the home directory lives. */
+export interface HomePaths {
+  settings: string;
+  auth: string;
+  sessions: string;
+  prompts: string;
+  apiToken: string;
+}
+
 /** Files and folders inside the home directory. */
-export function homePaths(home: string) {
+export function homePaths(home: string): HomePaths {
   return {
     settings: join(home, "settings.json"),
     auth: join(home, "auth.json"),

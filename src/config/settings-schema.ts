@@ -8,7 +8,7 @@ import * as v from "valibot";
 export const APPROVAL_MODES = ["read-only", "ask", "write", "yolo"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
-export const ThinkingLevelSchema = v.picklist(["off", "minimal", "low", "medium", "high", "xhigh"]);
+const ThinkingLevelSchema = v.picklist(["off", "minimal", "low", "medium", "high", "xhigh"]);
 
 const PriceSchema = v.object({
   input: v.pipe(v.number(), v.minValue(0)),
@@ -19,8 +19,26 @@ const PriceSchema = v.object({
 
 const PositiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
 
+/** Prices in dollars per million tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
 /** Facts about one model; every field but `id` is optional and falls back to the catalog or defaults. */
-export const ModelEntrySchema = v.object({
+export interface ModelEntry {
+  id: string;
+  name?: string;
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  reasoning?: boolean;
+  input?: ("text" | "image")[];
+  price?: ModelPrice;
+}
+
+const ModelEntrySchema = v.object({
   id: v.pipe(v.string(), v.minLength(1)),
   name: v.optional(v.string()),
   contextWindow: v.optional(PositiveInt),
@@ -29,9 +47,18 @@ export const ModelEntrySchema = v.object({
   input: v.optional(v.array(v.picklist(["text", "image"]))),
   price: v.optional(PriceSchema),
 });
-export type ModelEntry = v.InferOutput<typeof ModelEntrySchema>;
 
-export const ProviderSchema = v.object({
+/** A provider of `settings.json`'s `providers`. */
+export interface ProviderSettings {
+  api: "anthropic" | "openai" | "openai-compatible";
+  baseUrl?: string;
+  /** Name of the environment variable holding the key; no key needed when absent. */
+  apiKeyEnv?: string;
+  headers?: Record<string, string>;
+  models?: ModelEntry[];
+}
+
+const ProviderSchema = v.object({
   api: v.picklist(["anthropic", "openai", "openai-compatible"]),
   baseUrl: v.optional(v.pipe(v.string(), v.url())),
   /** Name of the environment variable holding the key; no key needed when absent. */
@@ -39,17 +66,55 @@ export const ProviderSchema = v.object({
   headers: v.optional(v.record(v.string(), v.string())),
   models: v.optional(v.array(ModelEntrySchema)),
 });
-export type ProviderSettings = v.InferOutput<typeof ProviderSchema>;
 
-export const PermissionRuleSchema = v.object({
+/** One entry of `permissionRules` (see docs/configuration.md). */
+export interface PermissionRule {
+  action: "allow" | "ask" | "deny";
+  path?: string;
+  command?: string;
+  tools?: string[];
+}
+
+const PermissionRuleSchema = v.object({
   action: v.picklist(["allow", "ask", "deny"]),
   path: v.optional(v.pipe(v.string(), v.minLength(1))),
   command: v.optional(v.pipe(v.string(), v.minLength(1))),
   tools: v.optional(v.pipe(v.array(v.string()), v.minLength(1))),
 });
-export type PermissionRule = v.InferOutput<typeof PermissionRuleSchema>;
 
-export const SettingsSchema = v.object({
+/** `settings.json`, user or project; every field is optional. */
+export interface Settings {
+  defaultModel?: string;
+  approvalMode?: ApprovalMode;
+  thinkingLevel?: "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+  permissionRules?: PermissionRule[];
+  providers?: Record<string, ProviderSettings>;
+  /** Catalog additions or overrides for models of built-in providers, keyed `provider/id`. */
+  models?: Record<string, Partial<Omit<ModelEntry, "id">>>;
+  /** Model calls allowed in one prompt turn before it stops with `max_turn_requests`. */
+  maxTurnRequests?: number;
+  /** Provider retries on rate limits and server errors. */
+  maxRetries?: number;
+  sessionDir?: string;
+  /** When older history is summarised: tokens kept free for the reply, and how much recent history stays verbatim. */
+  compaction?: { reserveTokens?: number; keepRecentTokens?: number };
+  /** MCP servers passed by clients: how long each may take to start before the session goes on without it. */
+  mcp?: { startupTimeoutSeconds?: number };
+  /** Bounds of `agent serve` (see docs/serve.md). */
+  serve?: {
+    maxMessageBytes?: number;
+    maxBufferedBytes?: number;
+    pingIntervalSeconds?: number;
+    maxConnections?: number;
+    maxClientsPerSession?: number;
+    maxAttachedSessions?: number;
+  };
+  /** How long the editor has to answer a permission request before the tool is blocked. */
+  permissionTimeoutSeconds?: number;
+}
+
+/** Validates `settings.json`; its output is checked against `Settings` at compile time. */
+export const SettingsSchema: v.GenericSchema<unknown, Settings> = v.object({
   defaultModel: v.optional(v.pipe(v.string(), v.regex(/^[^/\s]+\/\S+$/, "must look like provider/model"))),
   approvalMode: v.optional(v.picklist(APPROVAL_MODES)),
   thinkingLevel: v.optional(ThinkingLevelSchema),
@@ -80,13 +145,15 @@ export const SettingsSchema = v.object({
   /** How long the editor has to answer a permission request before the tool is blocked. */
   permissionTimeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(86_400))),
 });
-export type Settings = v.InferOutput<typeof SettingsSchema>;
 
-export const AuthFileSchema = v.record(
+/** `auth.json`: keys by provider name. */
+export type AuthFile = Record<string, { type: "api_key"; key: string }>;
+
+/** Validates `auth.json`. */
+export const AuthFileSchema: v.GenericSchema<unknown, AuthFile> = v.record(
   v.string(),
   v.object({ type: v.literal("api_key"), key: v.pipe(v.string(), v.minLength(1)) }),
 );
-export type AuthFile = v.InferOutput<typeof AuthFileSchema>;
 
 /** "approvalMode: Invalid type: expected …" — one line per issue, with its path. */
 export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {

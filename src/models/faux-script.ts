@@ -8,7 +8,20 @@ import * as v from "valibot";
 import { readTextFile } from "../runtime/fs.ts";
 import type { ModelMessage } from "./types.ts";
 
-export const FauxTurnSchema = v.object({
+/** One scripted model call. */
+export interface FauxTurn {
+  thinking?: string;
+  text?: string;
+  toolCalls?: { id?: string; name: string; input: Record<string, unknown> }[];
+  stop?: "end" | "max_tokens" | "refusal";
+  usage?: { input: number; output: number };
+  /** Milliseconds to wait before each streamed chunk (for cancellation tests). */
+  delayMs?: number;
+  /** Fail this call with a provider error carrying this message. */
+  error?: string;
+}
+
+const FauxTurnSchema: v.GenericSchema<unknown, FauxTurn> = v.object({
   thinking: v.optional(v.string()),
   text: v.optional(v.string()),
   toolCalls: v.optional(
@@ -21,7 +34,6 @@ export const FauxTurnSchema = v.object({
   /** Fail this call with a provider error carrying this message. */
   error: v.optional(v.string()),
 });
-export type FauxTurn = v.InferOutput<typeof FauxTurnSchema>;
 
 /** A turn, or a function that writes one after looking at the conversation. */
 export type FauxStep = FauxTurn | ((messages: readonly ModelMessage[]) => FauxTurn);

@@ -1,43 +1,37 @@
 /**
- * Listening for HTTP and WebSocket connections on the current runtime.
- * Node and Deno use node:http with @hono/node-server for requests and `ws`
- * for upgrades; Bun uses Bun.serve with its own WebSocket support. In every
- * case the application decides each upgrade from a standard `Request`, and a
- * refusal is sent as the full `Response` (status, headers such as
- * `WWW-Authenticate`, JSON body) — which the stock Hono WebSocket helpers
- * cannot do on Node (they drop headers and body) and get wrong on Bun (they
- * echo the first offered subprotocol, which may be the token).
+ * Listening for HTTP on the current runtime: a thin adapter per runtime that
+ * hands every request — WebSocket upgrades included — to the application's
+ * `fetch` (a Hono app), with the runtime's WebSocket pieces from
+ * `websocket-upgrader.ts`. Nothing here decides anything about a request.
  * @module
  */
-import type { WebSocketLike } from "./websocket-like.ts";
-import { runtimeName } from "./detect.ts";
+import type { ServerKind } from "./websocket-upgrader.ts";
 
-/** The application's answer to an upgrade request. */
-export type UpgradeDecision<T> = { accept: true; subprotocol: string; data: T } | { accept: false; response: Response };
+/** The application's request handler; `env` is the runtime's (node bindings, Bun's server). */
+export type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
 
-export interface HttpServerOptions<T> {
+export interface HttpServerOptions {
   hostname: string;
   port: number;
-  /** Ordinary HTTP requests. */
-  fetch(request: Request): Response | Promise<Response>;
-  /** Requests carrying `Upgrade: websocket`. */
-  upgrade(request: Request): Promise<UpgradeDecision<T>>;
-  /** An accepted WebSocket, with the data its decision carried. */
-  onSocket(socket: WebSocketLike, data: T): void;
-  /** Frames larger than this are refused by the runtime (close 1009). */
-  maxPayload: number;
+  fetch: FetchHandler;
+  /** The upgrader's piece for this runtime's server (see `WebSocketUpgrader.websocket`). */
+  websocket: unknown;
+  /** Called with the runtime's server object once it exists (see `WebSocketUpgrader.attach`). */
+  attach(server: unknown): void;
 }
 
 export interface HttpServer {
   /** The bound port (useful with port 0). */
   port: number;
   hostname: string;
-  /** Stops accepting connections; existing ones are the caller's to close. */
+  /** Stops accepting connections; open WebSockets are the caller's to close. */
   close(): Promise<void>;
 }
 
-export async function listenHttp<T>(options: HttpServerOptions<T>): Promise<HttpServer> {
-  if (runtimeName === "bun") return (await import("./http-bun.ts")).listenBun(options);
+/** Listens with the given kind of server (see `listenerKind`). */
+export async function listenHttp(kind: ServerKind, options: HttpServerOptions): Promise<HttpServer> {
+  if (kind === "bun") return (await import("./http-bun.ts")).listenBun(options);
+  if (kind === "deno") return (await import("./http-deno.ts")).listenDeno(options);
   return (await import("./http-node.ts")).listenNode(options);
 }
 

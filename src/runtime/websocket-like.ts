@@ -1,6 +1,6 @@
 /**
- * The little the transport needs from a server-side WebSocket. Each runtime
- * adapter (ws on Node and Deno, Bun's ServerWebSocket) provides one.
+ * The little the transport needs from a server-side WebSocket. Each runtime's
+ * upgrader (ws on Node, Bun's ServerWebSocket, Deno's WebSocket) provides one.
  * @module
  */
 export interface WebSocketLike {
@@ -13,6 +13,8 @@ export interface WebSocketLike {
   onMessage(listener: (data: string | Uint8Array, isBinary: boolean) => void): void;
   onClose(listener: (code: number, reason: string) => void): void;
   onPong(listener: () => void): void;
+  /** The runtime pings by itself and closes a peer that stops answering; no pings of our own then. */
+  keepsAlive?: boolean;
 }
 
 /** Close codes used by acp-edge (RFC 6455 §7.4.1). */

@@ -1,34 +1,55 @@
 /**
- * The Hono app of `agent serve`: health, readiness, capabilities and the
- * sessions REST API. WebSocket upgrades are decided by `decideUpgrade` (the
- * runtime adapter calls it before completing the handshake).
+ * The Hono app of `agent serve`, every route of it: health, readiness,
+ * capabilities, the sessions REST API, and `/acp` (WebSocket or Streamable
+ * HTTP) and `/v1/session/{ref}/apc` (WebSocket). Upgrade requests meet the
+ * handshake middleware first, whatever their path.
  * @module
  */
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { cors } from "hono/cors";
+import type { HttpTransport } from "../acp/http-transport.ts";
 import type { AgentServices } from "../sessions/services.ts";
 import { PACKAGE_VERSION } from "../config/version.ts";
+import type { WebSocketUpgrader } from "../runtime/websocket-upgrader.ts";
+import { acpHttpHandler } from "./acp-http.ts";
 import { BEARER_PREFIX, isAuthorized, SUBPROTOCOL } from "./bearer.ts";
+import { handshake, isUpgradeRequest, type HandshakeVariables } from "./handshake.ts";
 import { json, jsonError } from "./http-errors.ts";
 import { consoleRoutes } from "./console-routes.ts";
 import type { ServeLimits } from "./limits.ts";
 import { sessionRoutes } from "./rest-sessions.ts";
 import type { ServerState } from "./server-state.ts";
+import { serveSocket } from "./socket-connection.ts";
 
+/** Everything the app is built from. */
 export interface ServerAppOptions {
   services: AgentServices;
   token: string;
   limits: ServeLimits;
   state: ServerState;
+  upgrader: WebSocketUpgrader;
+  http: HttpTransport;
 }
 
-export function createServerApp({ services, token, limits, state }: ServerAppOptions): Hono {
-  const app = new Hono();
-  // Browsers may call from other origins, but only with the token, like everyone else.
-  app.use("*", cors({ origin: (origin) => origin, allowHeaders: ["Authorization", "Content-Type"], allowMethods: ["GET", "POST", "DELETE", "OPTIONS"], maxAge: 600 }));
+/** Builds the app; `createEdgeApp` builds its parts. */
+export function createServerApp({ services, token, limits, state, upgrader, http }: ServerAppOptions): Hono<{ Variables: HandshakeVariables }> {
+  const app = new Hono<{ Variables: HandshakeVariables }>();
+  // Browsers may call from other origins, but only with the token, like everyone else. An upgrade's answer is
+  // the runtime's own (a 101 cannot take new headers), so CORS leaves those alone.
+  const withCors = cors({ origin: (origin) => origin, allowHeaders: ["Authorization", "Content-Type", "Acp-Connection-Id", "Acp-Session-Id"], exposeHeaders: ["Acp-Connection-Id", "Acp-Session-Id"], allowMethods: ["GET", "POST", "DELETE", "OPTIONS"], maxAge: 600 });
+  app.use("*", async (c, next) => (isUpgradeRequest(c.req.raw) ? await next() : await withCors(c, next)));
+  app.use("*", handshake({ token, store: services.store, limits, state }, upgrader));
+
+  const accept = (c: Context<{ Variables: HandshakeVariables }>) =>
+    upgrader.accept(c, (socket) => serveSocket(services, limits, state, socket, c.get("socketRoute")));
+  const onlyUpgrades = (c: Context<{ Variables: HandshakeVariables }>) => (isUpgradeRequest(c.req.raw) ? accept(c) : undefined);
 
   app.get("/healthz", () => json({ status: "ok" }));
   app.get("/readyz", () => (state.draining ? jsonError(503, "server_stopping", "the server is shutting down") : json({ status: "ready" })));
+
+  const overHttp = acpHttpHandler({ token, limits, state, transport: http });
+  app.on(["GET", "POST", "DELETE"], "/acp", async (c) => (await onlyUpgrades(c)) ?? (await overHttp(c, async () => undefined)));
+  app.get("/v1/session/:ref/apc", async (c, next) => (await onlyUpgrades(c)) ?? (await next()));
 
   app.use("/v1/*", async (c, next) => {
     if (!isAuthorized(c.req.raw, token)) {
@@ -44,6 +65,10 @@ export function createServerApp({ services, token, limits, state }: ServerAppOpt
       protocolVersion: 1,
       subprotocol: SUBPROTOCOL,
       auth: { scheme: "Bearer", header: "Authorization", subprotocolPrefix: BEARER_PREFIX },
+      transports: {
+        websocket: { routes: ["/acp", "/v1/session/{ref}/apc"], subprotocol: SUBPROTOCOL },
+        http: { route: "/acp", kind: "streamable-http", auth: "Authorization header" },
+      },
       routes: {
         acp: "/acp",
         sessionAttach: "/v1/session/{ref}/apc",
@@ -59,7 +84,7 @@ export function createServerApp({ services, token, limits, state }: ServerAppOpt
         maxClientsPerSession: limits.maxClientsPerSession,
         maxAttachedSessions: limits.maxAttachedSessions,
       },
-      connections: { open: state.connections.size, attachedSessions: state.attachedSessions().size },
+      connections: { open: state.openConnections(), http: http.open(), attachedSessions: state.attachedSessions().size },
     }),
   );
   app.route("/v1/sessions", sessionRoutes(services, state));

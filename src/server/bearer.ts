@@ -34,8 +34,15 @@ export function sameToken(a: string, b: string): boolean {
   return diff === 0;
 }
 
+/** Whether any credential the request presents is the token. */
 export function isAuthorized(request: Request, token: string): boolean {
   let ok = false;
   for (const candidate of presented(request)) if (sameToken(candidate, token)) ok = true;
   return ok;
+}
+
+/** The `Authorization: Bearer` header alone (plain HTTP requests have no subprotocols to carry a token). */
+export function isAuthorizedByHeader(request: Request, token: string): boolean {
+  const header = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "");
+  return header !== null && sameToken(header[1]!, token);
 }

@@ -6,7 +6,8 @@
  * request without the token.
  * @module
  */
-import type { UpgradeDecision } from "../runtime/http-server.ts";
+import type { MiddlewareHandler } from "hono";
+import type { WebSocketUpgrader } from "../runtime/websocket-upgrader.ts";
 import type { SessionStore } from "../store/types.ts";
 import { isAuthorized, offeredSubprotocols, SUBPROTOCOL } from "./bearer.ts";
 import { jsonError } from "./http-errors.ts";
@@ -14,9 +15,13 @@ import type { ServeLimits } from "./limits.ts";
 import type { ServerState } from "./server-state.ts";
 import { generationOf, resolveSessionRef } from "./session-refs.ts";
 
+/** The outcome of the checks: the route to serve, or the refusal to send. */
+export type UpgradeDecision = { accept: true; route: SocketRoute } | { accept: false; response: Response };
+
 /** What an accepted connection serves: a plain ACP connection, or one scoped to a durable session. */
 export type SocketRoute = { kind: "acp" } | { kind: "apc"; sessionId: string; cwd: string };
 
+/** What the checks look at. */
 export interface HandshakeContext {
   token: string;
   store: SessionStore;
@@ -26,7 +31,13 @@ export interface HandshakeContext {
 
 const APC_PATH = /^\/v1\/session\/([^/]+)\/apc$/;
 
-export async function decideUpgrade(request: Request, context: HandshakeContext): Promise<UpgradeDecision<SocketRoute>> {
+/** Whether a request asks for a WebSocket. */
+export function isUpgradeRequest(request: Request): boolean {
+  return request.headers.get("upgrade")?.toLowerCase() === "websocket";
+}
+
+/** Runs every check on an upgrade request, in the contract's order. */
+export async function decideUpgrade(request: Request, context: HandshakeContext): Promise<UpgradeDecision> {
   const refuse = (status: number, code: string, message: string, headers?: Record<string, string>) =>
     ({ accept: false, response: jsonError(status, code, message, headers) }) as const;
 
@@ -66,7 +77,7 @@ export async function decideUpgrade(request: Request, context: HandshakeContext)
 
   const { state, limits } = context;
   if (state.draining) return refuse(503, "server_stopping", "the server is shutting down");
-  if (state.connections.size >= limits.maxConnections) {
+  if (state.openConnections() >= limits.maxConnections) {
     return refuse(503, "connection_capacity", `the server has reached its limit of ${limits.maxConnections} connections`, { "retry-after": "5" });
   }
   if (route.kind === "apc") {
@@ -78,5 +89,24 @@ export async function decideUpgrade(request: Request, context: HandshakeContext)
       return refuse(503, "attached_session_capacity", `clients are attached to ${limits.maxAttachedSessions} sessions already`, { "retry-after": "5" });
     }
   }
-  return { accept: true, subprotocol: SUBPROTOCOL, data: route };
+  return { accept: true, route };
+}
+
+/** Variables the handshake leaves for the WebSocket routes. */
+export type HandshakeVariables = { socketRoute: SocketRoute };
+
+/**
+ * The handshake as one middleware: every upgrade request, whatever its path,
+ * is checked here; a refusal is answered (through the runtime's upgrader, so
+ * status, headers and body all reach the client), an accepted one goes on to
+ * its route with the decided `socketRoute`. Other requests pass untouched.
+ */
+export function handshake(context: HandshakeContext, upgrader: WebSocketUpgrader): MiddlewareHandler<{ Variables: HandshakeVariables }> {
+  return async (c, next) => {
+    if (!isUpgradeRequest(c.req.raw)) return await next();
+    const decision = await decideUpgrade(c.req.raw, context);
+    if (!decision.accept) return upgrader.refuse(c, decision.response);
+    c.set("socketRoute", decision.route);
+    await next();
+  };
 }

@@ -10,10 +10,12 @@ import { newSessionId } from "../sessions/open-session.ts";
 import type { AgentServices } from "../sessions/services.ts";
 import { statOrUndefined } from "../runtime/fs.ts";
 import { isAbsolute } from "../runtime/path.ts";
+import { claimTitle } from "../store/title-claim.ts";
 import { StoreError, type SessionSummary } from "../store/types.ts";
 import { json, jsonError } from "./http-errors.ts";
 import type { ServerState } from "./server-state.ts";
-import { generationOf, resolveSessionRef, titleTaken } from "./session-refs.ts";
+import { generationOf, resolveSessionRef } from "./session-refs.ts";
+
 
 const CreateBody = v.object({
   cwd: v.pipe(v.string(), v.minLength(1)),
@@ -78,11 +80,19 @@ export function sessionRoutes(services: AgentServices, state: ServerState): Hono
       const problem = await directoryProblem(path, field);
       if (problem) return problem;
     }
-    if (title && (await titleTaken(services.store, title))) return jsonError(409, "title_taken", `a session titled "${title}" exists; delete it or choose another title`);
-    const id = newSessionId();
-    const journal = await services.store.create({ id, cwd, additionalDirectories });
-    if (title) await journal.append({ type: "title", title }, { sync: true });
-    await journal.close();
+    const create = async () => {
+      const id = newSessionId();
+      const journal = await services.store.create({ id, cwd, additionalDirectories });
+      try {
+        if (title) await journal.append({ type: "title", title }, { sync: true });
+      } finally {
+        await journal.close();
+      }
+      return id;
+    };
+    // A session that lost the title to another process is deleted again: it was never announced.
+    const id = title ? await claimTitle(services.store, title, { write: create, withdraw: (lost) => services.store.delete(lost) }) : await create();
+    if (id === undefined) return jsonError(409, "title_taken", `a session titled "${title}" exists; delete it or choose another title`);
     const now = new Date().toISOString();
     return json(await describe({ id, cwd, additionalDirectories, createdAt: now, updatedAt: now, ...(title ? { title } : {}) }), 201);
   });

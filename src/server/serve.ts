@@ -1,19 +1,16 @@
 /**
- * Running the sidecar: listen, serve each accepted WebSocket as an ACP
- * connection (scoped for `/apc`), and shut down gracefully — not ready,
- * no new connections, running turns cancelled (and answered), journals
- * flushed, sockets closed with 1001.
+ * Running the sidecar: the embeddable app (`createEdgeApp`) on the runtime's
+ * own listener, and a graceful shutdown — not ready, no new connections,
+ * running turns cancelled (and answered), journals flushed, sockets closed
+ * with 1001.
  * @module
  */
-import { serveConnection } from "../acp/agent-app.ts";
 import type { AgentServices } from "../sessions/services.ts";
 import { listenHttp } from "../runtime/http-server.ts";
-import { log } from "../runtime/log.ts";
-import { createWebSocketStream } from "../transport/websocket-stream.ts";
-import { createServerApp } from "./app.ts";
-import { decideUpgrade, type SocketRoute } from "./handshake.ts";
+import { listenerKind } from "../runtime/websocket-upgrader.ts";
+import { createEdgeApp } from "./edge-app.ts";
 import type { ServeLimits } from "./limits.ts";
-import { ServerState, type OpenConnection } from "./server-state.ts";
+import type { ServerState } from "./server-state.ts";
 
 export interface ServeOptions {
   hostname: string;
@@ -30,42 +27,18 @@ export interface RunningServer {
   shutdown(): Promise<void>;
 }
 
+/** Listens for HTTP and WebSocket clients on the current runtime with the embeddable app. */
 export async function startServer(services: AgentServices, options: ServeOptions): Promise<RunningServer> {
-  const state = new ServerState();
-  const app = createServerApp({ services, token: options.token, limits: options.limits, state });
-  const server = await listenHttp<SocketRoute>({
-    hostname: options.hostname,
-    port: options.port,
-    maxPayload: options.limits.maxMessageBytes,
-    fetch: (request) => app.fetch(request),
-    upgrade: (request) => decideUpgrade(request, { token: options.token, store: services.store, limits: options.limits, state }),
-    onSocket(socket, route) {
-      const stream = createWebSocketStream(socket, options.limits);
-      const connection: OpenConnection = { stream, ...(route.kind === "apc" ? { sessionId: route.sessionId } : {}) };
-      state.connections.add(connection);
-      const scope = route.kind === "apc" ? { sessionId: route.sessionId, cwd: route.cwd } : undefined;
-      void serveConnection(services, stream, scope)
-        .catch((error) => log.warn("a WebSocket connection failed", error))
-        .finally(() => {
-          state.connections.delete(connection);
-          stream.close(1000, "closed");
-        });
-    },
-  });
+  const kind = listenerKind();
+  const edge = await createEdgeApp(services, { token: options.token, limits: options.limits, server: kind });
+  const server = await listenHttp(kind, { hostname: options.hostname, port: options.port, fetch: edge.fetch, websocket: edge.websocket, attach: edge.attach });
   const host = options.hostname.includes(":") ? `[${options.hostname}]` : options.hostname;
-
   let stopping: Promise<void> | undefined;
   const shutdown = () =>
     (stopping ??= (async () => {
-      state.draining = true;
       const closing = server.close();
-      // Turns end `cancelled` and their answers go out before the sockets close.
-      await services.sessions.cancelAll();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      for (const connection of state.connections) connection.stream.close(1001, "the server is shutting down");
-      await services.sessions.releaseAll();
+      await edge.shutdown();
       await closing;
     })());
-
-  return { url: `http://${host}:${server.port}`, port: server.port, state, shutdown };
+  return { url: `http://${host}:${server.port}`, port: server.port, state: edge.state, shutdown };
 }

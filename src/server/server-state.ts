@@ -1,7 +1,7 @@
 /**
  * What the server keeps track of: open WebSocket connections (for capacity
- * and shutdown), which sessions have `/apc` clients, and whether it still
- * accepts work.
+ * and shutdown), how many HTTP transport connections are open, which
+ * sessions have `/apc` clients, and whether it still accepts work.
  * @module
  */
 import type { WebSocketStream } from "../transport/websocket-stream.ts";
@@ -13,8 +13,15 @@ export interface OpenConnection {
 }
 
 export class ServerState {
-  readonly connections = new Set<OpenConnection>();
+  readonly connections: Set<OpenConnection> = new Set();
   draining = false;
+  /** HTTP transport connections open now (set by the app that owns them). */
+  httpConnections: () => number = () => 0;
+
+  /** Connections of both transports, for the shared capacity limit. */
+  openConnections(): number {
+    return this.connections.size + this.httpConnections();
+  }
 
   /** `/apc` clients of one session. */
   clientsOf(sessionId: string): number {

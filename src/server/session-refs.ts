@@ -5,6 +5,7 @@
  * one, so a client holding the old generation is refused with 409).
  * @module
  */
+import { listAllSessions } from "../store/title-claim.ts";
 import type { SessionStore, SessionSummary } from "../store/types.ts";
 
 export type RefResolution = { ok: true; session: SessionSummary } | { ok: false; code: "session_not_found" | "session_ref_ambiguous"; message: string };
@@ -17,19 +18,8 @@ export async function generationOf(sessionId: string): Promise<number> {
   return value;
 }
 
-async function allSessions(store: SessionStore): Promise<SessionSummary[]> {
-  const out: SessionSummary[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.list({ limit: 500, ...(cursor ? { cursor } : {}) });
-    out.push(...page.sessions);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return out;
-}
-
 export async function resolveSessionRef(store: SessionStore, ref: string): Promise<RefResolution> {
-  const sessions = await allSessions(store);
+  const sessions = await listAllSessions(store);
   const byId = sessions.find((s) => s.id === ref);
   if (byId) return { ok: true, session: byId };
   const byTitle = sessions.filter((s) => s.title === ref);
@@ -38,8 +28,4 @@ export async function resolveSessionRef(store: SessionStore, ref: string): Promi
     return { ok: false, code: "session_ref_ambiguous", message: `${byTitle.length} sessions are titled "${ref}"; use a session id` };
   }
   return { ok: false, code: "session_not_found", message: "session not found" };
-}
-
-export async function titleTaken(store: SessionStore, title: string): Promise<boolean> {
-  return (await allSessions(store)).some((s) => s.title === title);
 }

@@ -7,6 +7,7 @@ import type { EventSink, StopReason } from "../engine/events.ts";
 import { SessionBusyError } from "../engine/session.ts";
 import { join } from "../runtime/path.ts";
 import { cwdSlug } from "../store/cwd-slug.ts";
+import { claimTitle } from "../store/title-claim.ts";
 import type { LiveSession } from "./live-session.ts";
 import { setTitle } from "./live-title.ts";
 import type { AgentServices } from "./services.ts";
@@ -33,10 +34,21 @@ function formatTokens(n: number): string {
 
 const BUILTINS: Record<string, Builtin> = {
   async name(args, context) {
-    const title = args.trim().replace(/\s+/g, " ");
+    const title = args.trim().replace(/\s+/g, " ").slice(0, 200);
     if (!title) return await say(context, "Usage: /name <title>");
-    await setTitle(context.live, title.slice(0, 200));
-    return await say(context, `Session renamed to "${context.live.title}".`);
+    const { live, services } = context;
+    const previous = live.title ?? null;
+    // Titles name sessions (serve's `{ref}`), so one may not take another session's title.
+    const holder = await claimTitle(services.store, title, {
+      ownId: live.agent.id,
+      write: async () => {
+        await setTitle(live, title);
+        return live.agent.id;
+      },
+      withdraw: async () => await setTitle(live, previous),
+    });
+    if (holder === undefined) return await say(context, `Another session is already titled "${title}"; choose another title.`);
+    return await say(context, `Session renamed to "${title}".`);
   },
 
   async session(_args, context) {

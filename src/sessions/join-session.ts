@@ -39,12 +39,17 @@ export async function joinSession(
   client: SessionClient,
   options: { history: boolean },
 ): Promise<{ live: LiveSession; history?: StoredEntry[] }> {
-  let live = services.sessions.get(request.sessionId);
-  if (live) {
-    await checkSameCwd(live, request.cwd);
-  } else {
-    live = (await reviveSession(services, request)).live;
-    services.sessions.add(live);
+  let live: LiveSession;
+  for (;;) {
+    let revived = false;
+    live = await services.sessions.getOrOpen(request.sessionId, async () => {
+      revived = true;
+      return (await reviveSession(services, request)).live;
+    });
+    // A session opened for another caller was checked against that caller's cwd, not ours.
+    if (!revived) await checkSameCwd(live, request.cwd);
+    // Its last client may have left while we checked: then it is closing, and we open it again.
+    if (services.sessions.get(request.sessionId) === live) break;
   }
   attachClient(live, client);
   if (request.mcpServers && request.mcpServers.length > 0) await connectMcpServers(live, request.mcpServers);

@@ -19,7 +19,8 @@ export type SessionNews =
   | { type: "message"; text: string }
   /** Part of a prompt another client sent. */
   | { type: "prompt"; part: TextPart | ImagePart }
-  | { type: "title"; title: string; updatedAt: string }
+  /** The title changed; null when it was cleared. */
+  | { type: "title"; title: string | null; updatedAt: string }
   /** The mode, model or thinking level changed (`modeChanged` when the mode did). */
   | { type: "settings"; modeChanged: boolean };
 

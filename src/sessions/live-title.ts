@@ -19,9 +19,10 @@ export function titleFromPrompt(text: string): string | undefined {
   return `${(space > 20 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
-/** Names the session, stores the name and tells every attached client. */
-export async function setTitle(live: LiveSession, title: string): Promise<void> {
-  live.title = title;
+/** Sets (or, with null, clears) the title: recorded, synced and announced to every client of the session. */
+export async function setTitle(live: LiveSession, title: string | null): Promise<void> {
+  if (title === null) delete live.title;
+  else live.title = title;
   await live.recorder.write({ type: "title", title }, true);
   await broadcast(live, { type: "title", title, updatedAt: new Date().toISOString() });
 }

@@ -38,14 +38,15 @@ export async function reviveSession(services: AgentServices, request: ReviveRequ
   }
   try {
     await checkSessionDirectory(opened, request.cwd);
+    const restored = restoreState(opened.entries);
     const live = await openSession(services, {
       cwd: opened.header.cwd,
       additionalDirectories: request.additionalDirectories ?? opened.header.additionalDirectories,
       id: opened.header.id,
-      restored: restoreState(opened.entries),
+      restored,
       journal: async () => opened.journal,
     });
-    live.notices.push(...opened.warnings.map((w) => `Session file: ${w}`));
+    live.notices.push(...[...opened.warnings, ...restored.notices].map((w) => `Session file: ${w}`));
     return { live, loaded: opened };
   } catch (error) {
     await opened.journal.close();

@@ -28,7 +28,8 @@ export type SessionEntry =
     }
   /** Session settings; only the fields that changed. */
   | { type: "config"; mode?: ApprovalMode; model?: string; thinking?: ThinkingLevel }
-  | { type: "title"; title: string }
+  /** The session's title; null clears it. */
+  | { type: "title"; title: string | null }
   /** An "always" answer of the user. */
   | { type: "grant"; grant: Grant }
   | { type: "plan"; entries: PlanEntry[] }

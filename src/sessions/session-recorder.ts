@@ -6,8 +6,10 @@
  */
 import type { EngineEvent } from "../engine/events.ts";
 import type { AgentSession } from "../engine/session.ts";
+import { log } from "../runtime/log.ts";
 import type { SessionJournal } from "../store/types.ts";
 import type { SessionEntry } from "./session-entries.ts";
+import { entryProblem } from "./session-entry-schemas.ts";
 
 /** The journal writer of one session. */
 export class SessionRecorder {
@@ -24,7 +26,13 @@ export class SessionRecorder {
     return this.#journal;
   }
 
+  /**
+   * Appends one entry. One that its reader would skip is a bug: it is still
+   * written (nothing is thrown away), and reported now rather than at the next load.
+   */
   async write(entry: SessionEntry, sync = false): Promise<void> {
+    const problem = entryProblem(entry);
+    if (problem !== undefined) log.error(`session ${this.#journal.id}: recorded a ${entry.type} entry that will not load back (${problem})`);
     await this.#journal.append(entry as unknown as Record<string, unknown> & { type: string }, { sync });
   }
 

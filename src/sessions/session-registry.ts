@@ -4,9 +4,17 @@
  */
 import type { LiveSession } from "./live-session.ts";
 
-/** The sessions alive in this process, by id. */
+/**
+ * The sessions alive in this process, by id. Opening and closing a stored
+ * session take time (its lock, its journal); while either is under way the
+ * registry holds the promise, so concurrent joins share one opening and a
+ * join during a close waits for the close and then opens the file afresh:
+ * a session's journal is never open twice, and never left unclosed.
+ */
 export class SessionRegistry {
   readonly #sessions = new Map<string, LiveSession>();
+  readonly #opening = new Map<string, Promise<LiveSession>>();
+  readonly #closing = new Map<string, Promise<void>>();
 
   get(id: string): LiveSession | undefined {
     return this.#sessions.get(id);
@@ -26,20 +34,58 @@ export class SessionRegistry {
     return [...this.#sessions.values()];
   }
 
+  /**
+   * The live session `id`, or the one `open` brings back — opened once however
+   * many callers ask at the same time, and only after a close under way has ended.
+   */
+  async getOrOpen(id: string, open: () => Promise<LiveSession>): Promise<LiveSession> {
+    for (;;) {
+      const closing = this.#closing.get(id);
+      if (closing) {
+        await closing;
+        continue;
+      }
+      const live = this.#sessions.get(id);
+      if (live) return live;
+      const opening = this.#opening.get(id);
+      if (opening) return await opening;
+      const started = open().then((session) => {
+        this.#sessions.set(id, session);
+        return session;
+      });
+      this.#opening.set(id, started);
+      try {
+        return await started;
+      } finally {
+        this.#opening.delete(id);
+      }
+    }
+  }
+
   /** Cancels a session's turn, waits for it, closes its journal and forgets it. */
   async release(id: string): Promise<void> {
     const session = this.#sessions.get(id);
-    if (!session) return;
-    session.agent.cancel("the session was closed");
-    await session.turn?.catch(() => undefined);
+    if (!session) return await this.#closing.get(id);
+    // Out of the map at once: nobody may join a session that is closing.
     this.#sessions.delete(id);
-    await Promise.all([session.recorder.journal.close(), session.mcp?.close()]);
+    const closed = (async () => {
+      session.agent.cancel("the session was closed");
+      await session.turn?.catch(() => undefined);
+      await Promise.all([session.recorder.journal.close(), session.mcp?.close()]);
+    })();
+    this.#closing.set(id, closed);
+    try {
+      await closed;
+    } finally {
+      this.#closing.delete(id);
+    }
   }
 
   /** Closes every session (end of process): turns cancelled, journals flushed and unlocked. */
   async releaseAll(): Promise<void> {
     await this.cancelAll();
-    await Promise.all([...this.#sessions.keys()].map((id) => this.release(id)));
+    await Promise.allSettled([...this.#opening.values()]);
+    await Promise.all([...this.#sessions.keys(), ...this.#closing.keys()].map((id) => this.release(id)));
   }
 
   /** Cancels every running turn and waits (bounded) for them to settle. */

@@ -10,6 +10,7 @@ import type { PlanEntry } from "../tools/types.ts";
 import type { StoredEntry } from "../store/types.ts";
 import type { Grant } from "../permissions/grants.ts";
 import type { SessionEntry } from "./session-entries.ts";
+import { checkEntry } from "./session-entry-check.ts";
 
 /** The result a tool call gets when the agent stopped before it completed. */
 export const INTERRUPTED = "Not finished: the agent stopped before this tool call completed.";
@@ -27,6 +28,8 @@ export interface RestoredState {
   grants: Grant[];
   plan?: PlanEntry[];
   usage?: Extract<SessionEntry, { type: "usage" }>;
+  /** What was skipped or ignored while reading, for the user. */
+  notices: string[];
 }
 
 /** The store's generic entries read as the entries this layer writes. */
@@ -34,12 +37,21 @@ export function asEntries(entries: readonly StoredEntry[]): SessionEntry[] {
   return entries as unknown as SessionEntry[];
 }
 
-/** Reads a session's state back from its journal entries. */
+/**
+ * Reads a session's state back from its journal entries. Entries are checked
+ * against the schemas they were written with; damaged ones are skipped with a notice.
+ */
 export function restoreState(stored: readonly StoredEntry[]): RestoredState {
-  const all: ModelMessage[] = [];
-  const state: RestoredState = { history: [], messageCount: 0, grants: [] };
+  // A damaged message keeps its place (undefined) so compaction's message index still lines up.
+  const all: Array<ModelMessage | undefined> = [];
+  const state: RestoredState = { history: [], messageCount: 0, grants: [], notices: [] };
   let compaction: { summary: string; keptFrom: number } | undefined;
-  for (const entry of asEntries(stored)) {
+  for (const [index, raw] of stored.entries()) {
+    const checked = checkEntry(raw, index + 1);
+    state.notices.push(...checked.notices);
+    if (checked.damagedMessage) all.push(undefined);
+    const entry = checked.entry;
+    if (!entry) continue;
     switch (entry.type) {
       case "message":
         all.push(entry.message);
@@ -50,7 +62,9 @@ export function restoreState(stored: readonly StoredEntry[]): RestoredState {
         if (entry.thinking) state.thinking = entry.thinking;
         break;
       case "title":
-        state.title = entry.title;
+        // null (or an empty title) clears it.
+        if (entry.title) state.title = entry.title;
+        else delete state.title;
         break;
       case "grant":
         state.grants.push(entry.grant);
@@ -67,7 +81,8 @@ export function restoreState(stored: readonly StoredEntry[]): RestoredState {
     }
   }
   state.messageCount = all.length;
-  const kept = compaction ? [summaryMessage(compaction.summary), ...all.slice(compaction.keptFrom)] : all;
+  const intact = (messages: Array<ModelMessage | undefined>) => messages.filter((m): m is ModelMessage => m !== undefined);
+  const kept = compaction ? [summaryMessage(compaction.summary), ...intact(all.slice(compaction.keptFrom))] : intact(all);
   state.history = closeDanglingToolCalls(kept);
   return state;
 }

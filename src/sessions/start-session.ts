@@ -10,6 +10,7 @@ import type { AgentServices } from "./services.ts";
 import { attachClient } from "./session-attach.ts";
 import { storeFailure } from "./session-error.ts";
 import { connectMcpServers } from "./session-mcp.ts";
+import { undamagedEntries } from "./session-entry-check.ts";
 import { restoreState } from "./session-restore.ts";
 import { currentModelSpec } from "./session-settings.ts";
 
@@ -57,7 +58,8 @@ export async function forkSession(services: AgentServices, request: StartRequest
     restored,
     journal: async (id) => {
       const journal = await services.store.create({ id, cwd: request.cwd, additionalDirectories: directories, forkedFrom: loaded.header.id });
-      for (const entry of loaded.entries) {
+      // Damaged entries stay behind: the fork starts from what was restored.
+      for (const entry of undamagedEntries(loaded.entries)) {
         const { at: _at, ...rest } = entry;
         await journal.append(rest as typeof entry);
       }
@@ -65,6 +67,7 @@ export async function forkSession(services: AgentServices, request: StartRequest
       return journal;
     },
   });
+  live.notices.push(...[...loaded.warnings, ...restored.notices].map((w) => `Session file: ${w}`));
   const title = `Fork of ${restored.title ?? loaded.header.id}`;
   live.title = title;
   await live.recorder.write({ type: "title", title }, true);

@@ -7,13 +7,15 @@
  * (a `PathFilter`) are neither yielded nor entered.
  * @module
  */
-import ignore from "ignore";
-import picomatch from "picomatch";
+import type ignore from "ignore";
 import { errorCode, isNotFound, readDir, readTextFile, realPath, stat, statOrUndefined } from "../runtime/fs.ts";
 import { dirname, join, relative } from "../runtime/path.ts";
 import { platform } from "../runtime/process.ts";
+import { globMatcher } from "./glob-regex.ts";
+import { linearIgnore } from "./linear-ignore.ts";
+import { UnsupportedRegexError } from "./linear-regex.ts";
 import { containingRoot, isWithin, toPosix } from "./paths.ts";
-import type { PathFilter } from "./types.ts";
+import { ToolError, type PathFilter } from "./types.ts";
 
 // git's core.ignorecase defaults to true where the file system folds case.
 const CASE_INSENSITIVE_FS = platform() === "darwin" || platform() === "win32";
@@ -159,7 +161,7 @@ function isIgnored(levels: IgnoreLevel[], relativePath: string, isDirectory: boo
 
 /** Rules from `text`, for a rules file in the walk-relative directory `dirRelative`. */
 function makeLevel(text: string, dirRelative: string): IgnoreLevel {
-  const rules = ignore({ ignorecase: CASE_INSENSITIVE_FS, allowRelativePaths: true }).add(text);
+  const rules = linearIgnore(text, { ignorecase: CASE_INSENSITIVE_FS, allowRelativePaths: true });
   const prefix = dirRelative === "" ? "" : `${dirRelative}/`;
   return { rules, toLevel: (rel) => (prefix !== "" && rel.startsWith(prefix) ? rel.slice(prefix.length) : rel) };
 }
@@ -216,13 +218,20 @@ async function readOptional(file: string): Promise<string | undefined> {
 /**
  * A predicate for a glob as fd and rg read it: a pattern without `/` matches
  * the base name at any depth, one with `/` matches the whole relative path.
- * Dotfiles match like any other name.
+ * Dotfiles match like any other name. Matching is linear-time; a glob that
+ * cannot be matched that way is a ToolError.
  */
 export function compileGlob(pattern: string): (relativePath: string) => boolean {
   let glob = pattern.trim();
   while (glob.startsWith("./")) glob = glob.slice(2);
   if (glob.endsWith("/") && glob.length > 1) glob = glob.slice(0, -1);
   const matchBase = !glob.includes("/");
-  const isMatch = picomatch(glob, { dot: true });
+  let isMatch: (path: string) => boolean;
+  try {
+    isMatch = globMatcher(glob);
+  } catch (error) {
+    if (error instanceof UnsupportedRegexError) throw new ToolError(`Invalid glob "${pattern}": ${error.message}`);
+    throw error;
+  }
   return (relativePath) => isMatch(matchBase ? (relativePath.split("/").pop() ?? relativePath) : relativePath);
 }

@@ -1,6 +1,9 @@
 /**
- * The `grep` tool: a JavaScript regex (or literal text) over the files below
- * a directory, gitignore-aware, in pi's `path:N: text` output format.
+ * The `grep` tool: a regex (or literal text) over the files below a
+ * directory, gitignore-aware, in pi's `path:N: text` output format. Patterns
+ * run on a linear-time engine, and the search yields to the event loop
+ * between lines, so no pattern or file can stall the process or outlast a
+ * cancel.
  * @module
  */
 import * as v from "valibot";
@@ -8,8 +11,10 @@ import { statOrUndefined } from "../runtime/fs.ts";
 import { basename } from "../runtime/path.ts";
 import { redactSecrets } from "../runtime/secrets.ts";
 import { compileGlob, throwIfAborted, walkFiles } from "./file-walker.ts";
+import { compileLinearRegex, UnsupportedRegexError, type LinearRegex } from "./linear-regex.ts";
 import { displayPath, resolveInRoots, toAbsolute } from "./paths.ts";
 import { DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, formatSize, truncateHeadWithNotice, truncateLine, utf8Length } from "./truncate.ts";
+import { timeSlicer, type TimeSlicer } from "./time-slice.ts";
 import { ToolError, type ToolDefinition, type Workspace } from "./types.ts";
 import { WITHHELD_FROM_SEARCH } from "./withheld-note.ts";
 
@@ -17,9 +22,20 @@ const DEFAULT_LIMIT = 100;
 /** Bigger files are skipped, as generated or data files rarely hold what a model greps for. */
 export const GREP_MAX_FILE_BYTES = 10 * 1024 * 1024;
 const SNIFF_BYTES = 8 * 1024;
+/**
+ * The most work (line length × pattern program size) one line may cost. The
+ * engine is linear, but one match call cannot be interrupted, so a huge line
+ * times a complex pattern is skipped with a notice instead of blocking for seconds.
+ */
+export const GREP_LINE_COST_BUDGET = 20_000_000;
 
 export const GrepInput = v.object({
-  pattern: v.pipe(v.string(), v.description("Search pattern (JavaScript regex, or literal text with literal=true)")),
+  pattern: v.pipe(
+    v.string(),
+    v.description(
+      "Search pattern: a regex in RE2 syntax (JavaScript-style escapes and (?<name>…) groups work; no backreferences or lookaround), or literal text with literal=true",
+    ),
+  ),
   path: v.optional(v.pipe(v.string(), v.description("Directory or file to search (default: current directory)"))),
   glob: v.optional(v.pipe(v.string(), v.description("Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'"))),
   ignoreCase: v.optional(v.pipe(v.boolean(), v.description("Case-insensitive search (default: false)"))),
@@ -32,26 +48,22 @@ export const GrepInput = v.object({
   limit: v.optional(v.pipe(v.number(), v.description(`Maximum number of matches to return (default: ${DEFAULT_LIMIT})`))),
 });
 
-/** Compiles the search pattern; a bad regex becomes a `ToolError` quoting the engine's message. */
-export function compilePattern(pattern: string, options: { ignoreCase?: boolean; literal?: boolean }): RegExp {
-  const source = options.literal ? pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : pattern;
-  const flags = options.ignoreCase ? "i" : "";
-  // Unicode mode is stricter, so use it only when the pattern needs it (\p{…}, \u{…}).
-  const wantsUnicode = !options.literal && /\\[pPu]\{/.test(pattern);
-  const attempts = wantsUnicode ? [`${flags}u`, flags] : [flags, `${flags}u`];
-  let firstError: unknown;
-  for (const attempt of attempts) {
-    try {
-      return new RegExp(source, attempt);
-    } catch (error) {
-      firstError ??= error;
-    }
+/** Compiles the search pattern; a pattern the engine refuses becomes a `ToolError` saying why. */
+export function compilePattern(pattern: string, options: { ignoreCase?: boolean; literal?: boolean }): LinearRegex {
+  try {
+    return compileLinearRegex(pattern, options);
+  } catch (error) {
+    if (error instanceof UnsupportedRegexError) throw new ToolError(`Invalid regex: ${error.message}`);
+    throw error;
   }
-  throw new ToolError(`Invalid regex: ${(firstError as Error).message}`);
 }
 
 interface SearchState {
-  regex: RegExp;
+  regex: LinearRegex;
+  /** Longer lines are not matched (see GREP_LINE_COST_BUDGET). */
+  maxLineLength: number;
+  skippedLongLines: number;
+  slicer: TimeSlicer;
   context: number;
   limit: number;
   matches: number;
@@ -81,7 +93,13 @@ async function searchFile(path: string, label: string, workspace: Workspace, sta
 
   const matched: number[] = [];
   for (let i = 0; i < lines.length; i++) {
-    if (state.regex.test(lines[i] ?? "")) {
+    await state.slicer.pause();
+    const line = lines[i] ?? "";
+    if (line.length > state.maxLineLength) {
+      state.skippedLongLines++;
+      continue;
+    }
+    if (state.regex.test(line)) {
       matched.push(i);
       state.matches++;
       if (state.matches >= state.limit) {
@@ -115,10 +133,12 @@ async function searchFile(path: string, label: string, workspace: Workspace, sta
 export const grepTool: ToolDefinition<typeof GrepInput> = {
   name: "grep",
   description:
-    `Search file contents for a pattern (JavaScript regular expression, or literal text). Returns matching lines ` +
+    `Search file contents for a pattern (a regular expression in RE2 syntax, or literal text). Returns matching lines ` +
     `with file paths and line numbers. Respects .gitignore; skips binary files and files over ` +
     `${formatSize(GREP_MAX_FILE_BYTES)}. Output is truncated to ${DEFAULT_LIMIT} matches or ` +
-    `${DEFAULT_MAX_BYTES / 1024}KB (whichever is hit first). Long lines are truncated to ${GREP_MAX_LINE_LENGTH} chars.`,
+    `${DEFAULT_MAX_BYTES / 1024}KB (whichever is hit first). Long lines are truncated to ${GREP_MAX_LINE_LENGTH} chars. ` +
+    `Patterns run in linear time: JavaScript-style escapes, classes, \\p{…}, (?i) and (?<name>…) groups work; ` +
+    `backreferences and lookahead/lookbehind are rejected.`,
   promptSnippet: "Search file contents for patterns (respects .gitignore)",
   schema: GrepInput,
   kind: "search",
@@ -144,6 +164,9 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
 
     const state: SearchState = {
       regex,
+      maxLineLength: Math.floor(GREP_LINE_COST_BUDGET / Math.max(1, regex.cost)),
+      skippedLongLines: 0,
+      slicer: timeSlicer(signal),
       context: Math.max(0, Math.floor(input.context ?? 0)),
       limit: Math.max(1, Math.floor(input.limit ?? DEFAULT_LIMIT)),
       matches: 0,
@@ -169,9 +192,20 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
     }
     throwIfAborted(signal);
 
-    const summary = { path: absolute, matches: state.matches, files: state.filesWithMatches, ...(withheld ? { withheld: true } : {}) };
+    const summary = {
+      path: absolute,
+      matches: state.matches,
+      files: state.filesWithMatches,
+      ...(withheld ? { withheld: true } : {}),
+      ...(state.skippedLongLines > 0 ? { skippedLongLines: state.skippedLongLines } : {}),
+    };
+    const skipped =
+      state.skippedLongLines > 0
+        ? `${state.skippedLongLines} line(s) longer than ${state.maxLineLength} chars were not searched: too costly for this pattern; use a simpler pattern`
+        : undefined;
     if (state.matches === 0) {
-      return { content: [{ type: "text", text: withheld ? `No matches found\n\n[${WITHHELD_FROM_SEARCH}]` : "No matches found" }], details: summary };
+      const notices = [...(withheld ? [WITHHELD_FROM_SEARCH] : []), ...(skipped ? [skipped] : [])];
+      return { content: [{ type: "text", text: notices.length > 0 ? `No matches found\n\n[${notices.join(". ")}]` : "No matches found" }], details: summary };
     }
 
     const limitReached = state.matches >= state.limit;
@@ -186,6 +220,7 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
         if (state.linesTruncated) {
           notices.push(`Some lines truncated to ${GREP_MAX_LINE_LENGTH} chars. Use read to see full lines`);
         }
+        if (skipped) notices.push(skipped);
         return notices.length > 0 ? `\n\n[${notices.join(". ")}]` : "";
       },
       { maxLines: Number.MAX_SAFE_INTEGER },

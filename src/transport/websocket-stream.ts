@@ -84,7 +84,7 @@ export function createWebSocketStream(ws: WebSocketLike, limits: WebSocketLimits
 
   let awaitingPong = false;
   const keepalive =
-    limits.pingIntervalMs > 0
+    limits.pingIntervalMs > 0 && !ws.keepsAlive
       ? setInterval(() => {
           if (awaitingPong) return close(CLOSE.goingAway, "keepalive: no pong received");
           awaitingPong = true;

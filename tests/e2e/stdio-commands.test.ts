@@ -32,7 +32,9 @@ describe.each(RUNTIMES)("commands and compaction on %s", (runtime) => {
             api: "openai-compatible",
             baseUrl: `${server.url}/v1`,
             models: [
-              { id: "small", contextWindow: 3000, reasoning: true },
+              // Answers of ~2,500 tokens against a 5,500-token budget: the third prompt
+              // compacts whatever the system prompt and tool schemas (~2,000) weigh.
+              { id: "small", contextWindow: 6000, reasoning: true },
               { id: "large", contextWindow: 100000, reasoning: false },
             ],
           },
@@ -110,7 +112,7 @@ describe.each(RUNTIMES)("commands and compaction on %s", (runtime) => {
     const agent = await startAgent(runtime, sandbox, { args: [] });
     try {
       const { sessionId } = await agent.newSession();
-      const long = (n: number) => `${"word ".repeat(300)} (message ${n})`;
+      const long = (n: number) => `${"word ".repeat(2000)} (message ${n})`;
       server.push({ text: long(1) }, { text: long(2) });
       await agent.prompt(sessionId, "first question about the parser");
       await agent.prompt(sessionId, "second question");
@@ -146,7 +148,7 @@ describe.each(RUNTIMES)("commands and compaction on %s", (runtime) => {
     const agent = await startAgent(runtime, sandbox, { args: [], capabilities: { session: { compaction: {} } } as acp.ClientCapabilities });
     try {
       const { sessionId } = await agent.newSession();
-      server.push({ text: "a".repeat(2000) }, { text: "b".repeat(2000) });
+      server.push({ text: "a".repeat(10_000) }, { text: "b".repeat(10_000) });
       await agent.prompt(sessionId, "one");
       await agent.prompt(sessionId, "two");
       server.push({ text: "CAP SUMMARY" }, { text: "done" });

@@ -1,0 +1,86 @@
+/**
+ * WebSockets on Bun with `Bun.serve`. `hono/bun` cannot pass headers to
+ * `server.upgrade`, so Bun would echo the first offered subprotocol (maybe a
+ * bearer token entry); this small helper, built on Hono's
+ * `defineWebSocketHelper`, always answers with the application's
+ * subprotocol, and its `websocket` handlers carry the bounds and pongs.
+ * @module
+ */
+import { defineWebSocketHelper, WSContext, type WSEvents } from "hono/ws";
+import { socketEvents } from "./socket-events.ts";
+import type { UpgraderOptions, WebSocketUpgrader } from "./websocket-upgrader.ts";
+
+interface SocketData {
+  events: WSEvents;
+  context?: WSContext;
+  pong?: () => void;
+}
+interface BunSocket {
+  data: SocketData;
+  readyState: 0 | 1 | 2 | 3;
+  send(data: string | ArrayBuffer | Uint8Array): number;
+  getBufferedAmount(): number;
+  close(code?: number, reason?: string): void;
+  ping(): void;
+}
+interface BunServer {
+  upgrade(request: Request, options: { headers: Record<string, string>; data: SocketData }): boolean;
+}
+
+const contextOf = (ws: BunSocket): WSContext =>
+  (ws.data.context ??= new WSContext({
+    send: (source) => void ws.send(source),
+    close: (code, reason) => ws.close(code, reason),
+    raw: ws,
+    get readyState() {
+      return ws.readyState;
+    },
+  }));
+
+/** The Bun upgrader; its `websocket` goes to `Bun.serve({ fetch, websocket })`. */
+export function createBunUpgrader(options: UpgraderOptions): WebSocketUpgrader {
+  const upgradeWebSocket = defineWebSocketHelper<BunSocket>((c, events) => {
+    // Bun passes the server as the second argument of `fetch`, which Hono exposes as `c.env`.
+    const env = c.env as BunServer | { server?: BunServer } | undefined;
+    const server = env && "upgrade" in env ? env : env?.server;
+    if (!server) return new Response("WebSocket upgrade needs Bun.serve's server as the fetch env", { status: 500 });
+    const data: SocketData = { events: events as WSEvents };
+    if (server.upgrade(c.req.raw, { headers: { "Sec-WebSocket-Protocol": options.subprotocol }, data })) return new Response(null);
+    return new Response("WebSocket upgrade failed", { status: 400 });
+  });
+  const websocket = {
+    maxPayloadLength: options.maxPayload,
+    // Backpressure is the application's business: it watches the buffered amount per client.
+    backpressureLimit: 1024 * 1024 * 1024,
+    closeOnBackpressureLimit: false,
+    idleTimeout: 0,
+    sendPings: false,
+    perMessageDeflate: false,
+    open(ws: BunSocket) {
+      ws.data.events.onOpen?.(new Event("open"), contextOf(ws));
+    },
+    message(ws: BunSocket, message: string | Uint8Array) {
+      const data = typeof message === "string" ? message : (message.buffer.slice(message.byteOffset, message.byteOffset + message.byteLength) as ArrayBuffer);
+      ws.data.events.onMessage?.(new MessageEvent("message", { data }), contextOf(ws));
+    },
+    close(ws: BunSocket, code: number, reason: string) {
+      ws.data.events.onClose?.(new CloseEvent("close", { code, reason }), contextOf(ws));
+    },
+    pong(ws: BunSocket) {
+      ws.data.pong?.();
+    },
+  };
+  return {
+    websocket,
+    attach: () => undefined,
+    accept: (c, onSocket) =>
+      upgradeWebSocket(
+        c,
+        socketEvents(onSocket, (ctx) => {
+          const ws = ctx.raw as BunSocket;
+          return { bufferedAmount: () => ws.getBufferedAmount(), ping: () => ws.ping(), onPong: (listener) => void (ws.data.pong = listener) };
+        }),
+      ),
+    refuse: (_c, response) => response,
+  };
+}

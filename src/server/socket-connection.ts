@@ -1,0 +1,28 @@
+/**
+ * One accepted WebSocket as an ACP connection: bounded stream, counted in the
+ * server state while open (capacity, `/apc` clients, shutdown), scoped to its
+ * durable session on `/apc`.
+ * @module
+ */
+import { serveConnection } from "../acp/agent-app.ts";
+import type { AgentServices } from "../sessions/services.ts";
+import { log } from "../runtime/log.ts";
+import type { WebSocketLike } from "../runtime/websocket-like.ts";
+import { createWebSocketStream } from "../transport/websocket-stream.ts";
+import type { SocketRoute } from "./handshake.ts";
+import type { ServeLimits } from "./limits.ts";
+import type { OpenConnection, ServerState } from "./server-state.ts";
+
+/** Serves an open socket until it closes. */
+export function serveSocket(services: AgentServices, limits: ServeLimits, state: ServerState, socket: WebSocketLike, route: SocketRoute): void {
+  const stream = createWebSocketStream(socket, limits);
+  const connection: OpenConnection = { stream, ...(route.kind === "apc" ? { sessionId: route.sessionId } : {}) };
+  state.connections.add(connection);
+  const scope = route.kind === "apc" ? { sessionId: route.sessionId, cwd: route.cwd } : undefined;
+  void serveConnection(services, stream, scope)
+    .catch((error) => log.warn("a WebSocket connection failed", error))
+    .finally(() => {
+      state.connections.delete(connection);
+      stream.close(1000, "closed");
+    });
+}

@@ -1,0 +1,130 @@
+/**
+ * The handshake middleware of the app on each runtime: every refusal keeps
+ * its status, headers and JSON body; the selected subprotocol is always
+ * `agent-client-protocol.v1` even when the token entry comes first; a TCP
+ * reset while an upgrade is being decided leaves the server up; and SIGTERM
+ * at each moment of start-up ends the process with 0.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { makeSandbox, RUNTIMES, spawnAgent, type Sandbox } from "../helpers/agent-process.ts";
+import { waitFor } from "../helpers/expect-error.ts";
+import { bearer, startServe, SUBPROTOCOL, TOKEN, tryUpgrade, type ServeProcess } from "../helpers/serve-process.ts";
+
+describe.each(RUNTIMES)("serve handshake on %s", (runtime) => {
+  let sandbox: Sandbox;
+  let server: ServeProcess;
+  beforeAll(async () => {
+    sandbox = makeSandbox();
+    writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ serve: { maxConnections: 1 } }));
+    server = await startServe(runtime, sandbox);
+  });
+  afterAll(async () => {
+    await server.stop();
+    sandbox.cleanup();
+  });
+
+  const expectRefusal = async (result: Awaited<ReturnType<typeof tryUpgrade>>, status: number, code: string, headers: Record<string, string | RegExp> = {}) => {
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.status).toBe(status);
+    expect(result.headers["content-type"]).toContain("application/json");
+    for (const [name, value] of Object.entries(headers)) expect(String(result.headers[name])).toMatch(value);
+    expect(JSON.parse(result.body).error.code).toBe(code);
+  };
+
+  test("every refusal keeps its status, headers and JSON body", async () => {
+    const ws = server.wsUrl;
+    await expectRefusal(await tryUpgrade(`${ws}/acp`, { protocols: [SUBPROTOCOL] }), 401, "unauthorized", { "www-authenticate": /^Bearer realm="acp-edge"$/ });
+    await expectRefusal(await tryUpgrade(`${ws}/acp`, { protocols: [SUBPROTOCOL, "acp.bearer.not-the-token-000000"] }), 401, "unauthorized", { "www-authenticate": /Bearer/ });
+    // An ordinary route asked to upgrade is not a WebSocket route.
+    await expectRefusal(await tryUpgrade(`${ws}/healthz`, { protocols: [SUBPROTOCOL], headers: bearer(TOKEN) }), 404, "route_not_found");
+    await expectRefusal(await tryUpgrade(`${ws}/v1/session/no-such-session/apc`, { protocols: [SUBPROTOCOL], headers: bearer(TOKEN) }), 404, "session_not_found");
+    await expectRefusal(await tryUpgrade(`${ws}/acp`, { protocols: ["something.else"], headers: bearer(TOKEN) }), 426, "acp_subprotocol_required", { "sec-websocket-protocol": /^agent-client-protocol\.v1$/ });
+    const created = await (
+      await fetch(`${server.url}/v1/sessions`, { method: "POST", headers: { ...bearer(TOKEN), "content-type": "application/json" }, body: JSON.stringify({ cwd: sandbox.project }) })
+    ).json();
+    await expectRefusal(await tryUpgrade(`${ws}/v1/session/${created.id}/apc?generation=x`, { protocols: [SUBPROTOCOL], headers: bearer(TOKEN) }), 409, "stale_generation");
+    const held = await tryUpgrade(`${ws}/acp`, { protocols: [SUBPROTOCOL], headers: bearer(TOKEN) });
+    expect(held.ok).toBe(true);
+    await expectRefusal(await tryUpgrade(`${ws}/acp`, { protocols: [SUBPROTOCOL], headers: bearer(TOKEN) }), 503, "connection_capacity", { "retry-after": /^5$/ });
+    if (held.ok) held.ws.close();
+    await waitFor(async () => (await (await fetch(`${server.url}/v1/capabilities`, { headers: bearer(TOKEN) })).json()).connections.open === 0, 5000, "the socket to close");
+  });
+
+  test("the token entry offered first is never echoed: the selected subprotocol is agent-client-protocol.v1 on both routes", async () => {
+    const created = await (
+      await fetch(`${server.url}/v1/sessions`, { method: "POST", headers: { ...bearer(TOKEN), "content-type": "application/json" }, body: JSON.stringify({ cwd: sandbox.project }) })
+    ).json();
+    for (const path of ["/acp", `/v1/session/${created.id}/apc`]) {
+      const opened = await tryUpgrade(`${server.wsUrl}${path}`, { protocols: [`acp.bearer.${TOKEN}`, SUBPROTOCOL] });
+      expect(opened).toMatchObject({ ok: true, protocol: SUBPROTOCOL });
+      if (opened.ok) opened.ws.close();
+      await waitFor(async () => (await (await fetch(`${server.url}/v1/capabilities`, { headers: bearer(TOKEN) })).json()).connections.open === 0, 5000, "the socket to close");
+    }
+  });
+
+  test("a TCP reset while an upgrade is being decided leaves the server up", async () => {
+    const target = new URL(server.url);
+    for (let i = 0; i < 20; i += 1) {
+      await new Promise<void>((resolve) => {
+        const socket = connect(Number(target.port), target.hostname, () => {
+          socket.write(
+            [
+              `GET /v1/session/${i % 2 ? "some-title" : "sess_x"}/apc HTTP/1.1`,
+              `Host: ${target.host}`,
+              "Upgrade: websocket",
+              "Connection: Upgrade",
+              `Sec-WebSocket-Key: ${randomBytes(16).toString("base64")}`,
+              "Sec-WebSocket-Version: 13",
+              `Sec-WebSocket-Protocol: ${SUBPROTOCOL}`,
+              `Authorization: Bearer ${TOKEN}`,
+              "",
+              "",
+            ].join("\r\n"),
+            () => {
+              // RST rather than FIN where the runtime can, while the server is still looking the session up.
+              const reset = (socket as unknown as { resetAndDestroy?: () => void }).resetAndDestroy;
+              if (reset) reset.call(socket);
+              else socket.destroy();
+              resolve();
+            },
+          );
+        });
+        socket.on("error", () => resolve());
+      });
+    }
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    const opened = await tryUpgrade(`${server.wsUrl}/acp`, { protocols: [SUBPROTOCOL], headers: bearer(TOKEN) });
+    expect(opened.ok).toBe(true);
+    if (opened.ok) opened.ws.close();
+    expect(server.proc.child.exitCode).toBeNull();
+  });
+});
+
+describe.each(RUNTIMES)("serve start-up signals on %s", (runtime) => {
+  // Each moment: the "listening" line, and the token line right after it.
+  const moments: Array<[string, RegExp]> = [
+    ["as soon as it listens", /listening on /],
+    ["once it has said where the token comes from", /bearer token: .*\n/],
+  ];
+  for (const [moment, line] of moments) {
+    test(`SIGTERM ${moment} exits 0, every time`, async () => {
+      const sandbox = makeSandbox();
+      try {
+        for (let i = 0; i < 5; i += 1) {
+          const proc = spawnAgent(runtime, ["agent", "serve", "--port", "0", "--model", "faux/script"], { env: { ACP_EDGE_HOME: sandbox.home, ACP_EDGE_TOKEN: TOKEN } });
+          await waitFor(() => line.test(proc.stderr()) || proc.child.exitCode !== null, 20_000, "the start-up line");
+          proc.child.kill("SIGTERM");
+          const exit = await proc.exited;
+          expect({ attempt: i, code: exit.code, signal: exit.signal }).toEqual({ attempt: i, code: 0, signal: null });
+        }
+      } finally {
+        sandbox.cleanup();
+      }
+    }, 120_000);
+  }
+});

@@ -10,7 +10,7 @@ import { ASSETS_MODULE, renderAssetsModule } from "../../scripts/console-assets.
 import { CONSOLE_JS } from "../../src/server/console/assets.ts";
 
 describe("console assets", () => {
-  test("src/server/console/assets.ts is up to date with index.html, console.css and console.js", () => {
+  test("src/server/console/assets.ts is up to date with console/index.html, console.css and console.js", () => {
     expect(readFileSync(ASSETS_MODULE, "utf8")).toBe(renderAssetsModule());
   });
 

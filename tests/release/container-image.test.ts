@@ -97,16 +97,16 @@ describe.skipIf(skipReason !== undefined)("container image (Dockerfile, podman, 
     // The image's command with the port left to the system (--port 0 comes first in the checks),
     // the faux model, and the token from ACP_EDGE_TOKEN as a deployment would pass it.
     const args = config.Cmd.slice(2).filter((arg, i, all) => arg !== "--port" && all[i - 1] !== "--port");
-    mkdirSync(join(rootfs, "work", "project"), { recursive: true });
+    mkdirSync(join(rootfs, "srv", "project"), { recursive: true });
     await checkServeTurn(asImageUser, sandbox, "answered from the container image", {
       args: [...args, "--model", "faux/script"],
       env: { ...imageEnv },
       hostHome: join(rootfs, "data"),
-      cwd: "/work/project",
+      cwd: "/srv/project",
       scriptPath: (hostPath) => {
-        run("cp", [hostPath, join(rootfs, "tmp", "script.json")], "copying the script");
-        run("chmod", ["0644", join(rootfs, "tmp", "script.json")], "chmod");
-        return "/tmp/script.json";
+        run("cp", [hostPath, join(rootfs, "srv", "script.json")], "copying the script");
+        run("chmod", ["0644", join(rootfs, "srv", "script.json")], "chmod");
+        return "/srv/script.json";
       },
     });
     const sessions = statSync(join(rootfs, "data", "sessions"));

@@ -58,7 +58,7 @@ const TABLE: Array<[string, keyof typeof SETUPS, Row]> = [
   ["npm tester", "allow rule npm test", ASKS],
   ["npm", "allow rule npm test", ASKS],
   ["./npm test", "allow rule npm test", ASKS],
-  ["/tmp/npm test", "allow rule npm test", ASKS],
+  ["/opt/tools/npm test", "allow rule npm test", ASKS],
   // Quoting it cannot account for.
   ["npm test $'\\'' ; touch X", "allow rule npm test", ASKS],
   ["npm test $'x'", "allow rule npm test", ASKS],

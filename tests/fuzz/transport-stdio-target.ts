@@ -5,13 +5,13 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { agentCommand, cleanEnv, type RuntimeName, type Sandbox } from "../helpers/agent-process.ts";
-import { peakMemory, processGone } from "../helpers/processes.ts";
+import { processGone } from "../helpers/processes.ts";
 import { AgentConnection, normalTurn, OWN_ID } from "./transport-agent-conn.ts";
 import { requestIn } from "./transport-oracle.ts";
 import { OutputReader, type OutputFraming } from "./transport-output-reader.ts";
 import { Prng } from "./transport-prng.ts";
 import { generateRpcInput, type GenerateOptions, type RpcInput } from "./transport-rpc-inputs.ts";
-import { currentRss, encodeSegments, stderrGist, type Finding, type FuzzTarget } from "./transport-target.ts";
+import { currentRss, encodeSegments, peakRss, stderrGist, type Finding, type FuzzTarget } from "./transport-target.ts";
 
 /** One stdio input: a message and how its frame is written. */
 export interface StdioInput {
@@ -196,11 +196,7 @@ export class StdioTarget implements FuzzTarget<StdioInput> {
   }
 
   peakRss(): number {
-    try {
-      return peakMemory(this.pid);
-    } catch {
-      return 0;
-    }
+    return peakRss(this.pid);
   }
 
   kill(): void {

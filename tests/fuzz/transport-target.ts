@@ -3,6 +3,7 @@
  * one framing, or `agent serve` over WebSocket), and what a finding looks like.
  */
 import { readFileSync } from "node:fs";
+import { peakMemory } from "../helpers/processes.ts";
 
 /** A broken invariant. `kind` groups findings so shrinking keeps the same one. */
 export interface Finding {
@@ -60,6 +61,15 @@ export function currentRss(pid: number): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** Peak resident memory of a process, in bytes; 0 when it is gone. */
+export function peakRss(pid: number): number {
+  try {
+    return peakMemory(pid);
   } catch {
     return 0;
   }

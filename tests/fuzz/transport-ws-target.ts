@@ -5,7 +5,7 @@
  * it unusable); the server itself must survive everything.
  */
 import type { RuntimeName, Sandbox } from "../helpers/agent-process.ts";
-import { peakMemory, processGone } from "../helpers/processes.ts";
+import { processGone } from "../helpers/processes.ts";
 import { startServe, type ServeProcess } from "../helpers/serve-process.ts";
 import { AgentConnection, normalTurn, OWN_ID } from "./transport-agent-conn.ts";
 import { requestIn } from "./transport-oracle.ts";
@@ -13,7 +13,7 @@ import { preview } from "./transport-output-reader.ts";
 import { Prng } from "./transport-prng.ts";
 import type { RpcInput } from "./transport-rpc-inputs.ts";
 import type { StdioInput } from "./transport-stdio-target.ts";
-import { currentRss, encodeSegments, stderrGist, type Finding, type FuzzTarget } from "./transport-target.ts";
+import { currentRss, encodeSegments, peakRss, stderrGist, type Finding, type FuzzTarget } from "./transport-target.ts";
 import { RawWebSocket, UpgradeRefused } from "./transport-ws-client.ts";
 import { encodeFrame } from "./transport-ws-frames.ts";
 import { messageFrames, type WsInput } from "./transport-ws-inputs.ts";
@@ -247,11 +247,7 @@ export class WsTarget implements FuzzTarget<WsInput> {
   }
 
   peakRss(): number {
-    try {
-      return peakMemory(this.pid);
-    } catch {
-      return 0;
-    }
+    return peakRss(this.pid);
   }
 
   kill(): void {

@@ -4,7 +4,7 @@
  * @module
  */
 import fs from "node:fs/promises";
-import { constants } from "node:fs";
+import { constants, statSync } from "node:fs";
 import path from "node:path";
 import process from "node:process";
 
@@ -315,4 +315,47 @@ export function errorCode(error: unknown): string | undefined {
 /** Creates `to` as a hard link to `from`; rejects with `EEXIST` when `to` exists (never overwrites). */
 export async function hardLink(from: string, to: string): Promise<void> {
   await fs.link(from, to);
+}
+
+/** What tells one version of a file from another without reading it (size, times, inode). */
+export interface FileVersion {
+  isFile: boolean;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+}
+
+/**
+ * A synchronous stat for checking thousands of files at once, where the
+ * asynchronous one costs several times more per file; undefined when the
+ * path is missing. It blocks, so callers check in batches and yield between.
+ */
+export function fileVersionSync(path: string): FileVersion | undefined {
+  const s = statSync(path, { throwIfNoEntry: false });
+  if (!s) return undefined;
+  return { isFile: s.isFile(), size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, ino: s.ino };
+}
+
+/**
+ * Replaces `target` by renaming a freshly written temporary file over it, so
+ * readers see the old or the new content, never a mix. Not fsynced: for
+ * caches, which may be lost or found empty after a crash. The temporary file
+ * (`.<name>.<random>.tmp`, created exclusively with `mode`) is removed on failure.
+ */
+export async function replaceFileUnsynced(target: string, content: string, mode: number): Promise<void> {
+  const suffix = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${suffix}.tmp`);
+  try {
+    const handle = await fs.open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, mode);
+    try {
+      await handle.writeFile(content);
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(temporary, target);
+  } catch (error) {
+    await fs.rm(temporary, { force: true }).catch(() => undefined);
+    throw error;
+  }
 }

@@ -23,8 +23,9 @@ import { redactValue } from "../runtime/secrets.ts";
 import { cwdSlug } from "./cwd-slug.ts";
 import { parseJournal } from "./journal-reader.ts";
 import { JsonlJournal, openJournalOf } from "./jsonl-journal.ts";
-import { summariseSessionFile } from "./jsonl-summary.ts";
-import { pageOf } from "./list-cursor.ts";
+import { pageOfSorted } from "./list-cursor.ts";
+import { createListIndex, type ListIndexSettings } from "./list-index.ts";
+import { SortedSummaries } from "./sorted-summaries.ts";
 import { lockSettings, type LockSettings } from "./lock-record.ts";
 import { acquireSessionLock, inspectLock, ioError, lockedError } from "./session-lock.ts";
 import { assertSessionId, isValidSessionId } from "./session-id.ts";
@@ -45,13 +46,13 @@ const OUTPUTS_SUFFIX = ".outputs";
 function outputsOf(file: string): string {
   return `${file.slice(0, -SUFFIX.length)}${OUTPUTS_SUFFIX}`;
 }
-/** Files summarised at once by `list`. */
-const LIST_CONCURRENCY = 32;
 
 /** Options of the JSONL store. */
 export interface JsonlStoreOptions {
   /** Who this store's locks name and how their heartbeat runs; defaults describe this process (tests inject hosts, pids, timings). */
   lock?: Partial<LockSettings>;
+  /** How `list` caches summaries; defaults suit every file system (tests narrow the racy window). */
+  listIndex?: Partial<ListIndexSettings>;
 }
 
 /** The JSONL store rooted at `dir` (created on first `create`). */
@@ -59,6 +60,8 @@ export function createJsonlStore(dir: string, options: JsonlStoreOptions = {}): 
   const locks = lockSettings(options.lock);
   /** Where each id was last found: ids never move, but a cached path is checked before use. */
   const known = new Map<string, string>();
+  const index = createListIndex(options.listIndex);
+  const sorted = new SortedSummaries();
 
   async function findFile(id: string): Promise<string | undefined> {
     const cached = known.get(id);
@@ -158,22 +161,14 @@ export function createJsonlStore(dir: string, options: JsonlStoreOptions = {}): 
     },
 
     async list(options = {}) {
-      const files: Array<{ id: string; file: string }> = [];
-      for (const folder of await sessionFolders()) {
-        const names = await readDir(folder).catch(() => []);
-        for (const entry of names) {
-          const id = entry.name.slice(0, -SUFFIX.length);
-          if (entry.isFile && entry.name.endsWith(SUFFIX) && isValidSessionId(id)) files.push({ id, file: join(folder, entry.name) });
-        }
-      }
-      const summaries: SessionSummary[] = [];
-      for (let i = 0; i < files.length; i += LIST_CONCURRENCY) {
-        const batch = files.slice(i, i + LIST_CONCURRENCY);
-        for (const summary of await Promise.all(batch.map((f) => summariseSessionFile(f.file, f.id)))) {
-          if (summary) summaries.push(summary);
-        }
-      }
-      return pageOf(summaries, options);
+      // A cwd's sessions live in its slug's folder: a filtered list reads only that one.
+      const folders = options.cwd === undefined ? await sessionFolders() : [join(dir, cwdSlug(options.cwd))];
+      if (options.cwd === undefined) index.retainOnly(new Set(folders));
+      const parts: Array<readonly SessionSummary[]> = [];
+      for (const folder of folders) parts.push(await index.summariesOf(folder));
+      const page = pageOfSorted(sorted.of(options.cwd === undefined ? "" : folders[0] as string, parts), options);
+      // Copies: the index keeps the originals.
+      return { ...page, sessions: page.sessions.map((s) => ({ ...s, additionalDirectories: [...s.additionalDirectories] })) };
     },
 
     async delete(id) {

@@ -17,28 +17,49 @@ export const TITLE_WINDOW_BYTES = 64 * 1024;
 export async function summariseSessionFile(file: string, expectedId: string): Promise<SessionSummary | undefined> {
   try {
     const info = await stat(file);
-    const head = new TextDecoder().decode(await readFileHead(file, TITLE_WINDOW_BYTES));
-    const wholeFile = info.size <= TITLE_WINDOW_BYTES;
-    const newline = head.indexOf("\n");
-    if (newline < 0 && !wholeFile) return undefined;
-    const header = parseHeader(newline < 0 ? head : head.slice(0, newline), file);
-    if (header.id !== expectedId) return undefined;
-
-    const headEntries = entriesInWindow(head, wholeFile);
-    let title = wholeFile ? undefined : newestTitle(entriesInWindow(await tailText(file), true));
-    if (title === undefined) title = newestTitle(headEntries);
-    return {
-      id: header.id,
-      cwd: header.cwd,
-      additionalDirectories: header.additionalDirectories,
-      ...withTitle(typeof title === "string" ? title : firstPromptTitle(headEntries)),
-      createdAt: header.createdAt,
-      updatedAt: new Date(info.mtimeMs).toISOString(),
-    };
+    return (await readSessionSummary(file, expectedId, info)) ?? undefined;
   } catch {
-    // Unreadable, vanished, corrupt or newer-format files are left out rather than failing the whole list.
+    // Unreadable or vanished files are left out rather than failing the whole list.
     return undefined;
   }
+}
+
+/**
+ * The summary of one session file as it was at least at the time `info`
+ * (its size and mtime, taken before this call) describes. Null when the file
+ * is not a session this version can list (no or a corrupt header, another
+ * id, a newer format); rejects when it cannot be read at all.
+ */
+export async function readSessionSummary(
+  file: string,
+  expectedId: string,
+  info: { size: number; mtimeMs: number },
+): Promise<SessionSummary | null> {
+  const headBytes = await readFileHead(file, TITLE_WINDOW_BYTES);
+  const head = new TextDecoder().decode(headBytes);
+  // Judged by what was read: the file may have grown since `info` was taken.
+  const wholeFile = headBytes.length < TITLE_WINDOW_BYTES;
+  const newline = head.indexOf("\n");
+  if (newline < 0 && !wholeFile) return null;
+  let header;
+  try {
+    header = parseHeader(newline < 0 ? head : head.slice(0, newline), file);
+  } catch {
+    return null;
+  }
+  if (header.id !== expectedId) return null;
+
+  const headEntries = entriesInWindow(head, wholeFile);
+  let title = wholeFile ? undefined : newestTitle(entriesInWindow(await tailText(file), true));
+  if (title === undefined) title = newestTitle(headEntries);
+  return {
+    id: header.id,
+    cwd: header.cwd,
+    additionalDirectories: header.additionalDirectories,
+    ...withTitle(typeof title === "string" ? title : firstPromptTitle(headEntries)),
+    createdAt: header.createdAt,
+    updatedAt: new Date(info.mtimeMs).toISOString(),
+  };
 }
 
 async function tailText(file: string): Promise<string> {

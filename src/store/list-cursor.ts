@@ -47,19 +47,45 @@ export function compareSummaries(a: CursorPosition, b: CursorPosition): number {
 
 /** Filters, sorts and cuts one page out of every summary. */
 export function pageOf(
-  all: SessionSummary[],
+  all: readonly SessionSummary[],
+  options: { cwd?: string; cursor?: string; limit?: number } = {},
+): { sessions: SessionSummary[]; nextCursor?: string } {
+  return pageOfSorted([...all].sort(compareSummaries), options);
+}
+
+/** Cuts one page out of summaries already in list order (`compareSummaries`), starting strictly after the cursor. */
+export function pageOfSorted(
+  sorted: readonly SessionSummary[],
   options: { cwd?: string; cursor?: string; limit?: number } = {},
 ): { sessions: SessionSummary[]; nextCursor?: string } {
   const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
   const limit = normaliseLimit(options.limit);
-  const matching = all
-    .filter((s) => options.cwd === undefined || s.cwd === options.cwd)
-    .filter((s) => after === undefined || compareSummaries(s, after) > 0)
-    .sort(compareSummaries);
-  const sessions = matching.slice(0, limit);
+  const sessions: SessionSummary[] = [];
+  let more = false;
+  for (let i = after === undefined ? 0 : firstAfter(sorted, after); i < sorted.length; i++) {
+    const summary = sorted[i] as SessionSummary;
+    if (options.cwd !== undefined && summary.cwd !== options.cwd) continue;
+    if (sessions.length === limit) {
+      more = true;
+      break;
+    }
+    sessions.push(summary);
+  }
   const last = sessions.at(-1);
-  if (matching.length > limit && last) return { sessions, nextCursor: encodeCursor(last) };
+  if (more && last) return { sessions, nextCursor: encodeCursor(last) };
   return { sessions };
+}
+
+/** The index of the first summary that comes strictly after `position` in list order (binary search). */
+function firstAfter(sorted: readonly SessionSummary[], position: CursorPosition): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareSummaries(sorted[middle] as SessionSummary, position) > 0) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }
 
 function normaliseLimit(limit: number | undefined): number {

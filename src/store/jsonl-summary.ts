@@ -5,24 +5,13 @@
  * entry, else the first user prompt).
  * @module
  */
-import { readFileHead, readFileTail, stat } from "../runtime/fs.ts";
+import { readFileHead, readFileTail } from "../runtime/fs.ts";
 import { entriesInWindow, parseHeader } from "./journal-reader.ts";
 import { firstPromptTitle, newestTitle } from "./session-title.ts";
 import type { SessionSummary } from "./types.ts";
 
 /** How much of each end of a file `list` reads. */
 export const TITLE_WINDOW_BYTES = 64 * 1024;
-
-/** The summary of one session file; undefined when its header cannot be read (the file is skipped). */
-export async function summariseSessionFile(file: string, expectedId: string): Promise<SessionSummary | undefined> {
-  try {
-    const info = await stat(file);
-    return (await readSessionSummary(file, expectedId, info)) ?? undefined;
-  } catch {
-    // Unreadable or vanished files are left out rather than failing the whole list.
-    return undefined;
-  }
-}
 
 /**
  * The summary of one session file as it was at least at the time `info`

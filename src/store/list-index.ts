@@ -14,7 +14,7 @@
  * @module
  */
 import { errorCode, fileVersionSync, isNotFound, readDir, readTextFile, removeFile, replaceFileUnsynced, stat, type FileVersion } from "../runtime/fs.ts";
-import { join } from "../runtime/path.ts";
+import { join, sep } from "../runtime/path.ts";
 import { readSessionSummary } from "./jsonl-summary.ts";
 import { LIST_INDEX_NAME, MAX_INDEX_FILE_BYTES, parseIndex, serialiseIndex, type FileKey, type IndexEntry } from "./list-index-file.ts";
 import { isValidSessionId } from "./session-id.ts";
@@ -43,6 +43,12 @@ export interface ListIndex {
   retainOnly(present: ReadonlySet<string>): void;
 }
 
+/** A folder's session files: ids and their paths, in the same order. */
+interface Listing {
+  ids: string[];
+  files: string[];
+}
+
 type DiskState = "unread" | "missing" | "invalid" | "valid" | "newer";
 
 interface FolderState {
@@ -52,6 +58,8 @@ interface FolderState {
   changes: number;
   /** The last answer, reused while nothing changes (lets callers keep their sorted copy). */
   answer: readonly SessionSummary[];
+  /** The folder's session files as last read, and the folder's key then. */
+  listing?: Listing & { key: FileKey; checkedAt: number };
   /** Whether `answer` was made from `entries` yet. */
   answered?: boolean;
   /** Calls on one folder run one after another. */
@@ -89,45 +97,53 @@ export function createListIndex(settings: Partial<ListIndexSettings> = {}): List
 
 async function refresh(folder: string, state: FolderState, racyMs: number): Promise<readonly SessionSummary[]> {
   if (state.disk === "unread") await loadIndexFile(folder, state);
-  const listing = await sessionFilesOf(folder);
+  const startedAt = Date.now();
+  const listing = await currentListing(folder, state, racyMs, startedAt);
   if (!listing) {
     // The folder is gone (or not a folder): nothing to list, nothing to keep.
     state.entries.clear();
     state.answer = [];
     return state.answer;
   }
-  const startedAt = Date.now();
   // The first answer is always made (entries may have come from the index file).
   let changed = state.answered !== true;
-  const seen = new Set<string>();
+  if (listing.fresh) {
+    const present = new Set(listing.ids);
+    for (const id of [...state.entries.keys()]) {
+      if (!present.has(id)) {
+        state.entries.delete(id);
+        state.changes++;
+        changed = true;
+      }
+    }
+  }
   const unchecked = new Set<string>();
   const toRead: Array<{ id: string; file: string; version: FileVersion }> = [];
   for (let i = 0; i < listing.ids.length; i++) {
     if (i > 0 && i % STAT_BATCH === 0) await yieldToEventLoop();
     const id = listing.ids[i] as string;
-    const file = join(folder, `${id}${SUFFIX}`);
+    const file = listing.files[i] as string;
     let version: FileVersion | undefined;
     try {
       version = fileVersionSync(file);
     } catch {
       // Cannot be checked now (permissions, I/O): left out of this answer, its entry kept.
-      seen.add(id);
       unchecked.add(id);
       changed = true;
       continue;
     }
-    if (!version?.isFile) continue;
-    seen.add(id);
     const entry = state.entries.get(id);
+    if (!version?.isFile) {
+      // Gone since the folder was listed.
+      if (entry) {
+        state.entries.delete(id);
+        state.changes++;
+        changed = true;
+      }
+      continue;
+    }
     if (entry && sameKey(entry, version) && !isRacy(entry, racyMs)) continue;
     toRead.push({ id, file, version });
-  }
-  for (const id of [...state.entries.keys()]) {
-    if (!seen.has(id)) {
-      state.entries.delete(id);
-      state.changes++;
-      changed = true;
-    }
   }
 
   const uncached: SessionSummary[] = [];
@@ -161,13 +177,38 @@ async function refresh(folder: string, state: FolderState, racyMs: number): Prom
     state.answer = answer;
     state.answered = true;
   }
-  await removeStaleTemporaries(folder, listing.temporaries);
   if (shouldWrite(state)) await writeIndexFile(folder, state);
   return state.answer;
 }
 
-/** The session ids whose files a folder holds, and leftover temporary index files; undefined when it is not a folder. */
-async function sessionFilesOf(folder: string): Promise<{ ids: string[]; temporaries: string[] } | undefined> {
+/**
+ * The session files of a folder: read again when the folder's own key
+ * changed (a file was created, removed or renamed in it) or changed too
+ * recently to trust; otherwise the last listing. Undefined when the folder is gone.
+ */
+async function currentListing(folder: string, state: FolderState, racyMs: number, now: number): Promise<(Listing & { fresh: boolean }) | undefined> {
+  let version: FileVersion | undefined;
+  try {
+    version = fileVersionSync(folder);
+  } catch {
+    version = undefined;
+  }
+  const last = state.listing;
+  if (version && last && sameKey(last.key, version) && last.checkedAt - Math.max(last.key.mtimeMs, last.key.ctimeMs) > racyMs) {
+    return { ...last, fresh: false };
+  }
+  const listing = await sessionFilesOf(folder);
+  if (!listing || !version) {
+    state.listing = undefined;
+    return undefined;
+  }
+  await removeStaleTemporaries(folder, listing.temporaries);
+  state.listing = { ...listing, key: keyOf(version), checkedAt: now };
+  return { ...state.listing, fresh: true };
+}
+
+/** The session ids whose files a folder holds (with their paths), and leftover temporary index files; undefined when it is not a folder. */
+async function sessionFilesOf(folder: string): Promise<{ ids: string[]; files: string[]; temporaries: string[] } | undefined> {
   let names;
   try {
     names = await readDir(folder);
@@ -176,16 +217,21 @@ async function sessionFilesOf(folder: string): Promise<{ ids: string[]; temporar
     throw error;
   }
   const ids: string[] = [];
+  const files: string[] = [];
   const temporaries: string[] = [];
+  const prefix = `${folder}${sep}`;
   for (const entry of names) {
     if (entry.isFile && entry.name.endsWith(SUFFIX)) {
       const id = entry.name.slice(0, -SUFFIX.length);
-      if (isValidSessionId(id)) ids.push(id);
+      if (isValidSessionId(id)) {
+        ids.push(id);
+        files.push(`${prefix}${entry.name}`);
+      }
     } else if (entry.isFile && TEMPORARY_NAME.test(entry.name)) {
       temporaries.push(entry.name);
     }
   }
-  return { ids, temporaries };
+  return { ids, files, temporaries };
 }
 
 async function loadIndexFile(folder: string, state: FolderState): Promise<void> {

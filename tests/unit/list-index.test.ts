@@ -26,6 +26,9 @@ const freshDir = () => join(root, `s${++counter}`);
  */
 const cachingStore = (dir: string) => createJsonlStore(dir, { listIndex: { racyMs: 0 } });
 
+/** Lets the clock move past the files' ctimes, so a caching store trusts what it reads next (no timing is asserted). */
+const settle = () => Bun.sleep(5);
+
 /** Seconds ago, as a Date: files written by tests get distinct, settled mtimes (not "racy"). */
 const ago = (seconds: number) => new Date(Date.now() - seconds * 1000);
 
@@ -70,6 +73,7 @@ describe("list index", () => {
     const dir = freshDir();
     for (let i = 0; i < 20; i++) writeSession(dir, `sess_${i}`, { title: `title ${i}`, mtime: ago(100 + i) });
     const expected = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`sess_${i}`, `title ${i}`]));
+    await settle();
     expect(await titles(cachingStore(dir))).toEqual(expected);
     const index = readIndex(dir);
     expect(index).toMatchObject({ format: "acp-edge-list-index", version: 1 });
@@ -86,6 +90,7 @@ describe("list index", () => {
     const dir = freshDir();
     const files = Array.from({ length: 10 }, (_, i) => writeSession(dir, `sess_${i}`, { title: `t${i}`, mtime: ago(200 + i) }));
     const store = cachingStore(dir);
+    await settle();
     await titles(store);
 
     writeSession(dir, "sess_new", { title: "added", mtime: ago(50) });

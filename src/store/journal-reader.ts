@@ -98,16 +98,16 @@ export function parseEntryLine(line: string): StoredEntry | string {
 /**
  * The entries found in a window of a file (for titles in listings): the
  * first line (header or cut), a line cut by the window's end, and lines that
- * do not parse are left out.
+ * do not parse are left out, and so are lines `mayMatter` rules out unparsed.
  */
-export function entriesInWindow(text: string, endsAtFileEnd: boolean): StoredEntry[] {
+export function entriesInWindow(text: string, endsAtFileEnd: boolean, mayMatter: (line: string) => boolean = () => true): StoredEntry[] {
   const lines = text.split("\n");
   const to = endsAtFileEnd ? lines.length : lines.length - 1;
   const entries: StoredEntry[] = [];
   // Line 0 is the header, or a line cut by the window's start: never an entry to trust.
   for (let i = 1; i < to; i++) {
     const line = lines[i] ?? "";
-    if (line.trim() === "") continue;
+    if (line.trim() === "" || !mayMatter(line)) continue;
     const entry = parseEntryLine(line);
     if (typeof entry !== "string") entries.push(entry);
   }

@@ -38,8 +38,8 @@ export async function readSessionSummary(
   }
   if (header.id !== expectedId) return null;
 
-  const headEntries = entriesInWindow(head, wholeFile);
-  let title = wholeFile ? undefined : newestTitle(entriesInWindow(await tailText(file), true));
+  const headEntries = entriesInWindow(head, wholeFile, mayBeTitleOrPrompt);
+  let title = wholeFile ? undefined : newestTitle(entriesInWindow(await tailText(file), true, mayBeTitle));
   if (title === undefined) title = newestTitle(headEntries);
   return {
     id: header.id,
@@ -49,6 +49,19 @@ export async function readSessionSummary(
     createdAt: header.createdAt,
     updatedAt: new Date(info.mtimeMs).toISOString(),
   };
+}
+
+/**
+ * Parsing every line of two 64 KiB windows is most of what a summary costs;
+ * only lines that can hold a title entry or a user prompt are parsed. A line
+ * whose keys or values are spelled with `\u` escapes is always parsed.
+ */
+function mayBeTitle(line: string): boolean {
+  return line.includes('"title"') || line.includes("\\u");
+}
+
+function mayBeTitleOrPrompt(line: string): boolean {
+  return mayBeTitle(line) || line.includes('"user"');
 }
 
 async function tailText(file: string): Promise<string> {

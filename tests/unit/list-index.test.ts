@@ -307,4 +307,16 @@ describe("list index", () => {
     expect(await titles(cachingStore(dir))).toEqual(expected);
     expect(readIndex(dir, "/shared")).toMatchObject({ format: "acp-edge-list-index", version: 1 });
   }, 60_000);
+
+  test("titles and prompts spelled with \\u escapes are found in both windows of a big file", async () => {
+    const dir = freshDir();
+    const file = writeSession(dir, "sess_esc", { prompt: "ignored", mtime: ago(100) });
+    // Replace the plain prompt by an escaped one, add bulk, then an escaped title at the end.
+    writeFileSync(file, readFileSync(file, "utf8").replace('{"type":"message"', '{"type":"mess\\u0061ge"').replace('"role":"user"', '"role":"\\u0075ser"'));
+    utimesSync(file, ago(100), ago(100));
+    expect((await titles(cachingStore(dir))).sess_esc).toBe("ignored");
+    appendFileSync(file, `${JSON.stringify({ type: "tool_result", output: "o".repeat(100_000) })}\n{"type":"t\\u0069tle","title":"escaped \\u0074itle"}\n`);
+    utimesSync(file, ago(50), ago(50));
+    expect((await titles(cachingStore(dir))).sess_esc).toBe("escaped title");
+  });
 });

@@ -26,16 +26,14 @@ async function serialized<T>(title: string, task: () => Promise<T>): Promise<T> 
   }
 }
 
-/** Every session of the store, all pages. */
+/**
+ * Every session of the store, in one call: one snapshot (pages could miss a
+ * session written to between them, see docs/storage.md), and one check of
+ * the files instead of one per page.
+ */
 export async function listAllSessions(store: SessionStore): Promise<SessionSummary[]> {
-  const out: SessionSummary[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.list({ limit: 500, ...(cursor ? { cursor } : {}) });
-    out.push(...page.sessions);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return out;
+  const page = await store.list({ limit: Number.MAX_SAFE_INTEGER });
+  return page.sessions;
 }
 
 /** Every stored session whose title is exactly `title`. */

@@ -321,7 +321,9 @@ export async function hardLink(from: string, to: string): Promise<void> {
 export interface FileVersion {
   isFile: boolean;
   size: number;
+  /** Whole milliseconds: Deno gives no more, so every runtime reports the same value for the same file. */
   mtimeMs: number;
+  /** Whole milliseconds, like `mtimeMs`. */
   ctimeMs: number;
   ino: number;
 }
@@ -334,7 +336,7 @@ export interface FileVersion {
 export function fileVersionSync(path: string): FileVersion | undefined {
   const s = statSync(path, { throwIfNoEntry: false });
   if (!s) return undefined;
-  return { isFile: s.isFile(), size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs, ino: s.ino };
+  return { isFile: s.isFile(), size: s.size, mtimeMs: Math.floor(s.mtimeMs), ctimeMs: Math.floor(s.ctimeMs), ino: s.ino };
 }
 
 /**

@@ -142,7 +142,7 @@ async function refresh(folder: string, state: FolderState, racyMs: number): Prom
       }
       continue;
     }
-    if (entry && sameKey(entry, version) && !isRacy(entry, racyMs)) continue;
+    if (entry && sameKey(entry, version, racyMs) && !isRacy(entry, racyMs)) continue;
     toRead.push({ id, file, version });
   }
 
@@ -194,7 +194,7 @@ async function currentListing(folder: string, state: FolderState, racyMs: number
     version = undefined;
   }
   const last = state.listing;
-  if (version && last && sameKey(last.key, version) && last.checkedAt - Math.max(last.key.mtimeMs, last.key.ctimeMs) > racyMs) {
+  if (version && last && sameKey(last.key, version, racyMs) && last.checkedAt - Math.max(last.key.mtimeMs, last.key.ctimeMs) > racyMs) {
     return { ...last, fresh: false };
   }
   const listing = await sessionFilesOf(folder);
@@ -300,8 +300,15 @@ function keyOf(version: FileVersion): FileKey {
   return { size: version.size, mtimeMs: version.mtimeMs, ctimeMs: version.ctimeMs, ino: version.ino };
 }
 
-function sameKey(a: FileKey, b: FileKey): boolean {
-  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
+/**
+ * Whether a file is as a key recorded it. The ctime is compared in whole
+ * seconds (Deno reports no more, and an index may come from another runtime)
+ * when the racy window is at least a second: a file is trusted only once its
+ * ctime is older than the window, so a later change lands in a later second.
+ */
+function sameKey(a: FileKey, b: FileKey, racyMs: number): boolean {
+  if (a.size !== b.size || a.mtimeMs !== b.mtimeMs || a.ino !== b.ino) return false;
+  return racyMs >= 1000 ? Math.floor(a.ctimeMs / 1000) === Math.floor(b.ctimeMs / 1000) : a.ctimeMs === b.ctimeMs;
 }
 
 /** Read so soon after its last change that another change may have kept size and timestamps: read it again. */

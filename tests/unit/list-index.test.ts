@@ -4,7 +4,7 @@
  * the files or to the index between calls, `list` answers what the files say.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -319,4 +319,18 @@ describe("list index", () => {
     utimesSync(file, ago(50), ago(50));
     expect((await titles(cachingStore(dir))).sess_esc).toBe("escaped title");
   });
+
+  test("an index written on one runtime is used as it is on another (bun here, deno there)", async () => {
+    const dir = freshDir();
+    for (let i = 0; i < 4; i++) writeSession(dir, `sess_${i}`, { title: `t${i}`, mtime: new Date(Date.now() - 100_000 - i * 1000 - 0.25) });
+    // Default settings on both sides: the files' ctimes must be older than the 3 s racy window.
+    await Bun.sleep(3200);
+    await titles(createJsonlStore(dir));
+    const index = readIndex(dir);
+    index.entries = index.entries.map((e: { id: string; summary: object }) => (e.id === "sess_2" ? { ...e, summary: { ...e.summary, title: "from the index" } } : e));
+    writeFileSync(indexPath(dir), JSON.stringify(index));
+    const deno = spawnSync(join(ROOT, "node_modules", ".bin", "deno"), ["run", "-A", "--quiet", join(ROOT, "tests", "helpers", "list-titles.ts"), dir], { encoding: "utf8" });
+    expect(deno.stderr).toBe("");
+    expect(JSON.parse(deno.stdout)).toEqual({ sess_0: "t0", sess_1: "t1", sess_2: "from the index", sess_3: "t3" });
+  }, 30_000);
 });

@@ -4,7 +4,7 @@
  * @module
  */
 import fs from "node:fs/promises";
-import { constants, statSync } from "node:fs";
+import { constants, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import process from "node:process";
 
@@ -317,6 +317,39 @@ export async function hardLink(from: string, to: string): Promise<void> {
   await fs.link(from, to);
 }
 
+interface DenoFs {
+  statSync?: (path: string) => DenoFileInfo;
+  readDirSync?: (path: string) => Iterable<{ name: string; isFile: boolean; isDirectory: boolean; isSymlink: boolean }>;
+}
+const deno = (globalThis as { Deno?: DenoFs }).Deno;
+/** Deno's own stat: about three times cheaper per file there than its `node:fs` one. */
+const denoStatSync = deno?.statSync;
+/** Deno's own directory listing: several times cheaper for big folders than its `node:fs` one. */
+const denoReadDirSync = deno?.readDirSync;
+
+/** Like `readDir`, synchronous: for listing folders of thousands of files where each call counts. Blocks. */
+export function readDirSync(path: string): DirEntry[] {
+  if (denoReadDirSync) {
+    const entries: DirEntry[] = [];
+    for (const e of denoReadDirSync(path)) entries.push({ name: e.name, isFile: e.isFile, isDirectory: e.isDirectory, isSymbolicLink: e.isSymlink });
+    return entries;
+  }
+  return readdirSync(path, { withFileTypes: true }).map((e) => ({
+    name: e.name,
+    isFile: e.isFile(),
+    isDirectory: e.isDirectory(),
+    isSymbolicLink: e.isSymbolicLink(),
+  }));
+}
+
+interface DenoFileInfo {
+  isFile: boolean;
+  size: number;
+  mtime: Date | null;
+  ctime: Date | null;
+  ino: number | null;
+}
+
 /** What tells one version of a file from another without reading it (size, times, inode). */
 export interface FileVersion {
   isFile: boolean;
@@ -334,6 +367,15 @@ export interface FileVersion {
  * path is missing. It blocks, so callers check in batches and yield between.
  */
 export function fileVersionSync(path: string): FileVersion | undefined {
+  if (denoStatSync) {
+    try {
+      const d = denoStatSync(path);
+      return { isFile: d.isFile, size: d.size, mtimeMs: d.mtime?.getTime() ?? 0, ctimeMs: d.ctime?.getTime() ?? 0, ino: d.ino ?? 0 };
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
   const s = statSync(path, { throwIfNoEntry: false });
   if (!s) return undefined;
   return { isFile: s.isFile(), size: s.size, mtimeMs: Math.floor(s.mtimeMs), ctimeMs: Math.floor(s.ctimeMs), ino: s.ino };

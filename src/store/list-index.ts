@@ -13,7 +13,7 @@
  * only costs reading the files again.
  * @module
  */
-import { errorCode, fileVersionSync, isNotFound, readDir, readTextFile, removeFile, replaceFileUnsynced, stat, type FileVersion } from "../runtime/fs.ts";
+import { errorCode, fileVersionSync, isNotFound, readDirSync, readTextFile, removeFile, replaceFileUnsynced, stat, type FileVersion } from "../runtime/fs.ts";
 import { join, sep } from "../runtime/path.ts";
 import { readSessionSummary } from "./jsonl-summary.ts";
 import { LIST_INDEX_NAME, MAX_INDEX_FILE_BYTES, parseIndex, serialiseIndex, type FileKey, type IndexEntry } from "./list-index-file.ts";
@@ -211,7 +211,7 @@ async function currentListing(folder: string, state: FolderState, racyMs: number
 async function sessionFilesOf(folder: string): Promise<{ ids: string[]; files: string[]; temporaries: string[] } | undefined> {
   let names;
   try {
-    names = await readDir(folder);
+    names = readDirSync(folder);
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw error;

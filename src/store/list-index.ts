@@ -4,8 +4,10 @@
  * size, mtime, ctime and inode it was made from, kept in memory and in the
  * folder's index file (list-index-file.ts) so it survives restarts.
  *
- * The files stay the source of truth. Every call lists the folder and stats
- * every session file in it; a file is read again when anything of its key
+ * The files stay the source of truth. Every call lists the folder (or keeps
+ * the last listing while the folder's own key shows no file was created,
+ * removed or renamed in it) and stats every session file in it, since a file
+ * can be appended to without its folder changing; a file is read again when anything of its key
  * changed (appended, rewritten, replaced) or when it changed so shortly
  * before it was last read that a later change could have kept the same
  * timestamps ("racy", as in git's index). Entries whose file is gone are
@@ -13,7 +15,7 @@
  * only costs reading the files again.
  * @module
  */
-import { errorCode, fileVersionSync, isNotFound, readDirSync, readTextFile, removeFile, replaceFileUnsynced, stat, type FileVersion } from "../runtime/fs.ts";
+import { fileVersionSync, isNotFound, readDirSync, readTextFile, removeFile, replaceFileUnsynced, stat, type FileVersion } from "../runtime/fs.ts";
 import { join, sep } from "../runtime/path.ts";
 import { readSessionSummary } from "./jsonl-summary.ts";
 import { LIST_INDEX_NAME, MAX_INDEX_FILE_BYTES, parseIndex, serialiseIndex, type FileKey, type IndexEntry } from "./list-index-file.ts";
@@ -100,9 +102,12 @@ async function refresh(folder: string, state: FolderState, racyMs: number): Prom
   const startedAt = Date.now();
   const listing = await currentListing(folder, state, racyMs, startedAt);
   if (!listing) {
-    // The folder is gone (or not a folder): nothing to list, nothing to keep.
+    // The folder is gone (or not a folder): nothing to list, nothing to keep; start afresh if it comes back.
     state.entries.clear();
     state.answer = [];
+    state.answered = false;
+    state.disk = "unread";
+    state.changes = 0;
     return state.answer;
   }
   // The first answer is always made (entries may have come from the index file).
@@ -207,14 +212,14 @@ async function currentListing(folder: string, state: FolderState, racyMs: number
   return { ...state.listing, fresh: true };
 }
 
-/** The session ids whose files a folder holds (with their paths), and leftover temporary index files; undefined when it is not a folder. */
+/** The session ids whose files a folder holds (with their paths), and leftover temporary index files; undefined when it cannot be listed. */
 async function sessionFilesOf(folder: string): Promise<{ ids: string[]; files: string[]; temporaries: string[] } | undefined> {
   let names;
   try {
     names = readDirSync(folder);
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
+  } catch {
+    // Gone, not a folder, or not readable: nothing in it can be listed (as before the index).
+    return undefined;
   }
   const ids: string[] = [];
   const files: string[] = [];
@@ -289,9 +294,8 @@ async function removeStaleTemporaries(folder: string, names: string[]): Promise<
     try {
       const version = fileVersionSync(path);
       if (version && Date.now() - version.mtimeMs > STALE_TEMPORARY_MS) await removeFile(path);
-    } catch (error) {
-      if (errorCode(error) !== undefined) continue;
-      throw error;
+    } catch {
+      // Best effort: another process may have removed it first.
     }
   }
 }

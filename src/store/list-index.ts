@@ -87,7 +87,12 @@ export function createListIndex(settings: Partial<ListIndexSettings> = {}): List
         folders.set(folder, state);
       }
       const current = state;
-      const run = current.queue.then(() => refresh(folder, current, racyMs));
+      const run = current.queue.then(async () => {
+        const answer = await refresh(folder, current, racyMs);
+        // Nothing kept for folders that do not exist: a stream of made-up cwds costs no memory.
+        if (current.disk === "unread" && folders.get(folder) === current) folders.delete(folder);
+        return answer;
+      });
       current.queue = run.catch(() => undefined);
       return run;
     },

@@ -246,6 +246,9 @@ const record = (size, metric, runtime, times) => {
 try {
   for (const size of sizes) {
     const dir = dataDir(size);
+    // Linking changed every file's ctime: wait until the files are settled (a file changed in the
+    // last 3 s is read again on every call), as stored sessions are that nobody is writing to.
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, 3500));
     const cwd = cwdOf(CWD_PROJECT);
     for (let rep = 0; rep < reps; rep++) {
       for (const runtime of runtimeNames) {

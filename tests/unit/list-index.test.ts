@@ -34,7 +34,7 @@ const ago = (seconds: number) => new Date(Date.now() - seconds * 1000);
 
 /** A session file as the store writes it: header, a user prompt, padding, a title entry. */
 function writeSession(dir: string, id: string, options: { cwd?: string; title?: string; prompt?: string; mtime?: Date } = {}): string {
-  const cwd = options.cwd ?? "/work/app";
+  const cwd = options.cwd ?? "/srv/project";
   const folder = join(dir, cwdSlug(cwd));
   mkdirSync(folder, { recursive: true });
   const file = join(folder, `${id}.jsonl`);
@@ -65,7 +65,7 @@ async function titles(store: SessionStore, options: { cwd?: string } = {}): Prom
   return Object.fromEntries((await all(store, options)).map((s) => [s.id, s.title]));
 }
 
-const indexPath = (dir: string, cwd = "/work/app") => join(dir, cwdSlug(cwd), LIST_INDEX_NAME);
+const indexPath = (dir: string, cwd = "/srv/project") => join(dir, cwdSlug(cwd), LIST_INDEX_NAME);
 const readIndex = (dir: string, cwd?: string) => JSON.parse(readFileSync(indexPath(dir, cwd), "utf8"));
 
 describe("list index", () => {
@@ -167,7 +167,7 @@ describe("list index", () => {
   test("an index from a newer version is not used and not overwritten", async () => {
     const dir = freshDir();
     for (let i = 0; i < 3; i++) writeSession(dir, `sess_${i}`, { title: `t${i}`, mtime: ago(100 + i) });
-    mkdirSync(join(dir, cwdSlug("/work/app")), { recursive: true });
+    mkdirSync(join(dir, cwdSlug("/srv/project")), { recursive: true });
     const newer = JSON.stringify({ format: "acp-edge-list-index", version: 2, entries: "something else" });
     writeFileSync(indexPath(dir), newer);
     const store = cachingStore(dir);
@@ -222,7 +222,7 @@ describe("list index", () => {
       seen.push(...page.sessions.map((s) => s.id));
       cursor = page.nextCursor;
       // New sessions, through the store and by hand (one with the same time as the newest old one).
-      const journal = await store.create({ id: `sess_new${added}`, cwd: "/work/app", additionalDirectories: [] });
+      const journal = await store.create({ id: `sess_new${added}`, cwd: "/srv/project", additionalDirectories: [] });
       await journal.close();
       writeSession(dir, `sess_hand${added}`, { mtime: new Date(base) });
       added++;
@@ -258,7 +258,7 @@ describe("list index", () => {
   test("temporary index files left by a crashed writer are removed once old", async () => {
     const dir = freshDir();
     writeSession(dir, "sess_a", { mtime: ago(100) });
-    const folder = join(dir, cwdSlug("/work/app"));
+    const folder = join(dir, cwdSlug("/srv/project"));
     const old = join(folder, `.${LIST_INDEX_NAME}.0123456789ab.tmp`);
     const fresh = join(folder, `.${LIST_INDEX_NAME}.ba9876543210.tmp`);
     writeFileSync(old, "{");

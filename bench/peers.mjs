@@ -212,7 +212,9 @@ async function prompt(agent, sessionId, text) {
   let first;
   const sent = performance.now();
   const listener = (message, at) => {
-    if (first === undefined && message.method === "session/update" && message.params?.update?.sessionUpdate === "agent_message_chunk") first = at - sent;
+    const update = message.method === "session/update" ? message.params?.update : undefined;
+    // The first chunk of the model's own text: an agent's notices (codex-acp warns about model metadata) do not count.
+    if (first === undefined && update?.sessionUpdate === "agent_message_chunk" && /^(Hello|alpha)/.test(update.content?.text ?? "")) first = at - sent;
   };
   agent.listeners.add(listener);
   try {

@@ -6,8 +6,8 @@
 // --installed also packs the package, installs the tarball into a temporary project (dependencies
 // from the registry) and times `npx acp-edge`, `bunx --bun acp-edge` and `deno run -A npm:acp-edge` there.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
@@ -65,6 +65,15 @@ const targets = [
 
 const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } }) + "\n";
 
+/** Resident memory of a process (Linux), in MiB, or undefined. */
+function rssMiB(pid) {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024 || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function once(target) {
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
@@ -75,9 +84,10 @@ function once(target) {
       out += chunk;
       if (out.includes("\n")) {
         const elapsed = performance.now() - started;
+        const rss = rssMiB(child.pid);
         child.kill();
         if (!out.includes('"protocolVersion":1')) reject(new Error(`${target.name}: unexpected reply ${out}`));
-        else resolvePromise(elapsed);
+        else resolvePromise({ elapsed, rss });
       }
     });
     child.on("error", reject);
@@ -97,11 +107,24 @@ if (built.status === 0) console.log(`${"release/acp-edge".padEnd(32)} ${mib(stat
 console.log("");
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-console.log(`cold start, spawn → initialize response, median of ${runs} runs`);
-for (const target of targets) {
-  await once(target); // warm the file-system cache
-  const times = [];
-  for (let i = 0; i < runs; i += 1) times.push(await once(target));
-  console.log(`${target.name.padEnd(32)} ${median(times).toFixed(1).padStart(7)} ms   (min ${Math.min(...times).toFixed(1)}, max ${Math.max(...times).toFixed(1)})`);
+// Interleaved (every target once per round), so load from elsewhere on the machine hits all rows alike.
+for (const target of targets) await once(target); // warm the file-system cache
+const times = targets.map(() => []);
+const rss = targets.map(() => []);
+for (let i = 0; i < runs; i += 1) {
+  for (const [k, target] of targets.entries()) {
+    const { elapsed, rss: mib } = await once(target);
+    times[k].push(elapsed);
+    if (mib !== undefined) rss[k].push(mib);
+  }
+}
+const floorOf = (runtime) => median(times[targets.findIndex((t) => t.name === `floor: echo agent on ${runtime}`)]);
+const nodeFloor = floorOf("node");
+console.log(`cold start, spawn → initialize response, median of ${runs} interleaved runs (ratio: to the echo agent on node)`);
+console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}; node ${process.version}, bun ${spawnSync(join(bin, "bun"), ["--version"], { encoding: "utf8" }).stdout.trim()}, deno ${(spawnSync(join(bin, "deno"), ["--version"], { encoding: "utf8" }).stdout.split("\n")[0] ?? "").replace("deno ", "")}`);
+for (const [k, target] of targets.entries()) {
+  const m = median(times[k]);
+  const memory = rss[k].length ? `${median(rss[k]).toFixed(1)} MiB RSS` : "RSS n/a";
+  console.log(`${target.name.padEnd(32)} ${m.toFixed(1).padStart(7)} ms  ×${(m / nodeFloor).toFixed(2)}  ${memory.padStart(14)}   (min ${Math.min(...times[k]).toFixed(1)}, max ${Math.max(...times[k]).toFixed(1)})`);
 }
 rmSync(home, { recursive: true, force: true });

@@ -8,12 +8,8 @@ import { redactOutbound } from "./outbound-redaction.ts";
 import { newConnectionState, type ConnectionState, type SessionScope } from "./connection-state.ts";
 import { detachClient } from "../sessions/session-attach.ts";
 import { protocolError } from "./errors.ts";
-import { registerAuth } from "./handlers/auth.ts";
+import { deferHandlers } from "./deferred-handlers.ts";
 import { registerInitialize } from "./handlers/initialize.ts";
-import { registerPrompt } from "./handlers/prompt.ts";
-import { registerSessionConfig } from "./handlers/session-config.ts";
-import { registerSessionLifecycle } from "./handlers/session-lifecycle.ts";
-import { registerStoredSessions } from "./handlers/session-stored.ts";
 import { acp, type AgentApp, type AgentConnection, type Stream } from "./sdk.ts";
 import type { AgentServices } from "../sessions/services.ts";
 
@@ -53,12 +49,12 @@ export function createAgentApp(services: AgentServices, scope?: SessionScope): A
   const state = newConnectionState(scope);
   const app = acp.agent({ name: "acp-edge" });
   answerInProtocolTerms(app);
-  registerInitialize(app, services, state);
-  registerAuth(app, services, state);
-  registerSessionLifecycle(app, services, state);
-  registerStoredSessions(app, services, state);
-  registerPrompt(app, services, state);
-  registerSessionConfig(app, services, state);
+  // Only `initialize` is compiled before the first answer; the rest loads right after it (or on first use).
+  const deferred = deferHandlers(app, async () => {
+    const { registerSessionHandlers } = await import("./session-handlers.ts");
+    return (recorder) => registerSessionHandlers(recorder, services, state);
+  });
+  registerInitialize(app, services, state, { onAnswered: () => deferred.prepareSoon() });
   return { app, state };
 }
 

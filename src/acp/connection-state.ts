@@ -2,7 +2,7 @@
  * What acp-edge remembers about one client connection.
  * @module
  */
-import { nanoid } from "nanoid";
+import { randomHex } from "../runtime/random-hex.ts";
 import type { ClientCapabilities } from "./sdk.ts";
 
 /** A connection bound to one durable session (the `/v1/session/{ref}/apc` route). */
@@ -26,6 +26,18 @@ export interface ConnectionState {
   sessions: Set<string>;
 }
 
+/** A fresh connection: authenticated, no sessions, capabilities unknown until `initialize`. */
 export function newConnectionState(scope?: SessionScope): ConnectionState {
-  return { id: `conn_${nanoid(12)}`, ...(scope ? { scope } : {}), bound: false, clientCapabilities: {}, authenticated: true, sessions: new Set() };
+  // The id is drawn when first read (by the first session the connection opens): reading the random source costs start-up time on Node.
+  let id: string | undefined;
+  return {
+    get id() {
+      return (id ??= `conn_${randomHex(9)}`);
+    },
+    ...(scope ? { scope } : {}),
+    bound: false,
+    clientCapabilities: {},
+    authenticated: true,
+    sessions: new Set(),
+  };
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import { connectAgent } from "./agent-app.ts";
-import { AcpServer } from "./sdk.ts";
+import { AcpServer } from "./sdk-server.ts";
 import type { AgentServices } from "../sessions/services.ts";
 
 /** Limits the SDK's server enforces per HTTP connection. */

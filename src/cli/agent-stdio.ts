@@ -4,7 +4,6 @@
  * process exits 0; a broken frame header ends it with a message on stderr.
  * @module
  */
-import { serveConnection } from "../acp/agent-app.ts";
 import { log, printError } from "../runtime/log.ts";
 import { exitProcess, onSignal } from "../runtime/process.ts";
 import { openStdioMessageStream } from "../transport/stdio-stream.ts";
@@ -13,7 +12,8 @@ import { buildServices } from "./build-services.ts";
 
 /** Serves ACP over stdio until the client goes away; resolves with the exit code. */
 export async function runStdio(options: CliOptions): Promise<number> {
-  const services = await buildServices(options);
+  // The protocol stack compiles while the settings files are read.
+  const [services, { serveConnection }] = await Promise.all([buildServices(options), import("../acp/agent-app.ts")]);
   // A terminated agent still answers its turns `cancelled`, flushes its journals and frees their locks.
   const stopOn = (signal: "SIGINT" | "SIGTERM") =>
     onSignal(signal, () => {

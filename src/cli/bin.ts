@@ -3,8 +3,13 @@
  * Entry point of the `acp-edge` executable (`dist/cli.js`).
  * @module
  */
-import { commandArgs, exitProcess } from "../runtime/process.ts";
-import { exitOnUncaughtError, runCli } from "./main.ts";
+import { enableCompileCache } from "../runtime/compile-cache.ts";
 
+// Before the rest of the program is imported, so Node (22.1+) can cache its compiled code.
+enableCompileCache();
+const [{ commandArgs, exitProcess }, { exitOnUncaughtError, runCli }] = await Promise.all([
+  import("../runtime/process.ts"),
+  import("./main.ts"),
+]);
 exitOnUncaughtError();
 exitProcess(await runCli(commandArgs()));

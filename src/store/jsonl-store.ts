@@ -26,7 +26,7 @@ import { JsonlJournal, openJournalOf } from "./jsonl-journal.ts";
 import { pageOfSorted } from "./list-cursor.ts";
 import { createListIndex, type ListIndexSettings } from "./list-index.ts";
 import { SortedSummaries } from "./sorted-summaries.ts";
-import { lockSettings, type LockSettings } from "./lock-record.ts";
+import { checkLockTimings, lockSettings, type LockSettings } from "./lock-record.ts";
 import { acquireSessionLock, inspectLock, ioError, lockedError } from "./session-lock.ts";
 import { assertSessionId, isValidSessionId } from "./session-id.ts";
 import {
@@ -57,7 +57,10 @@ export interface JsonlStoreOptions {
 
 /** The JSONL store rooted at `dir` (created on first `create`). */
 export function createJsonlStore(dir: string, options: JsonlStoreOptions = {}): SessionStore {
-  const locks = lockSettings(options.lock);
+  checkLockTimings(options.lock);
+  // Resolved at the first lock: this process's host identity and instance id cost file reads and the crypto module, which start-up need not pay.
+  let lockSettingsOnce: LockSettings | undefined;
+  const locks = () => (lockSettingsOnce ??= lockSettings(options.lock));
   /** Where each id was last found: ids never move, but a cached path is checked before use. */
   const known = new Map<string, string>();
   const index = createListIndex(options.listIndex);
@@ -115,7 +118,7 @@ export function createJsonlStore(dir: string, options: JsonlStoreOptions = {}): 
       } catch (error) {
         throw ioError(id, "create", error);
       }
-      const lock = await acquireSessionLock(`${file}.lock`, id, locks);
+      const lock = await acquireSessionLock(`${file}.lock`, id, locks());
       try {
         const header: SessionHeader = {
           type: "session",
@@ -143,7 +146,7 @@ export function createJsonlStore(dir: string, options: JsonlStoreOptions = {}): 
     async open(id) {
       assertSessionId(id);
       const file = await requireFile(id);
-      const lock = await acquireSessionLock(`${file}.lock`, id, locks);
+      const lock = await acquireSessionLock(`${file}.lock`, id, locks());
       try {
         const { endsWithNewline, ...session } = await readSession(id, file);
         const handle = await openAppend(file, 0o600);
@@ -176,10 +179,10 @@ export function createJsonlStore(dir: string, options: JsonlStoreOptions = {}): 
       const file = await findFile(id);
       if (!file) return;
       const lockPath = `${file}.lock`;
-      const state = await inspectLock(lockPath, locks);
+      const state = await inspectLock(lockPath, locks());
       if (state.kind === "other") throw lockedError(id, state);
       // Open in this process: the caller is closing it; its journal refuses further appends.
-      const lock = state.kind === "own" ? undefined : await acquireSessionLock(lockPath, id, locks);
+      const lock = state.kind === "own" ? undefined : await acquireSessionLock(lockPath, id, locks());
       try {
         await removeFile(file);
         openJournalOf(file)?.markDeleted();

@@ -5,6 +5,7 @@
  */
 import { hostIdentity, type HostIdentity } from "../runtime/host-identity.ts";
 import { processId, processStartTime } from "../runtime/process.ts";
+import { randomHex } from "../runtime/random-hex.ts";
 
 /** The content of a lock file. Locks written before hosts were recorded have only `pid`, `at` and `token`. */
 export interface LockRecord {
@@ -33,23 +34,28 @@ export interface LockSettings {
 export const DEFAULT_HEARTBEAT_MS = 10_000;
 export const DEFAULT_STALE_AFTER_MS = 60_000;
 
-const processInstance = randomHex(8);
+// Drawn on first use: reading the runtime's random source loads its whole crypto module, which start-up need not pay for.
+let processInstance: string | undefined;
+
+/** Refuses timings under which a live holder could look stale (the defaults apply to what `overrides` leaves out). */
+export function checkLockTimings(overrides: Partial<LockSettings> = {}): void {
+  const heartbeatMs = overrides.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const staleAfterMs = overrides.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+  if (!(heartbeatMs > 0) || !(staleAfterMs >= 2 * heartbeatMs)) {
+    throw new Error(`lock heartbeat ${heartbeatMs} ms and expiry ${staleAfterMs} ms: the expiry must be at least twice the heartbeat`);
+  }
+}
 
 /** This process's settings, with `overrides` applied; refuses timings under which a live holder could look stale. */
 export function lockSettings(overrides: Partial<LockSettings> = {}): LockSettings {
-  const settings: LockSettings = {
+  checkLockTimings(overrides);
+  return {
     host: overrides.host ?? hostIdentity(),
-    instance: overrides.instance ?? processInstance,
+    instance: overrides.instance ?? (processInstance ??= randomHex(8)),
     pid: overrides.pid ?? processId(),
     heartbeatMs: overrides.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     staleAfterMs: overrides.staleAfterMs ?? DEFAULT_STALE_AFTER_MS,
   };
-  if (!(settings.heartbeatMs > 0) || !(settings.staleAfterMs >= 2 * settings.heartbeatMs)) {
-    throw new Error(
-      `lock heartbeat ${settings.heartbeatMs} ms and expiry ${settings.staleAfterMs} ms: the expiry must be at least twice the heartbeat`,
-    );
-  }
-  return settings;
 }
 
 /** The record a new lock of `settings` holds. */
@@ -96,9 +102,4 @@ function parseHost(value: unknown): HostIdentity | undefined {
   if (typeof o.pidNamespace === "string") host.pidNamespace = o.pidNamespace;
   if (typeof o.machine === "string") host.machine = o.machine;
   return host;
-}
-
-/** `bytes` random bytes as hex. */
-export function randomHex(bytes: number): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -21,7 +21,8 @@ import { createExclusive, errorCode, isNotFound, readTextFile, removeFile, renam
 import { sameHost } from "../runtime/host-identity.ts";
 import { isProcessAlive, processStartTime } from "../runtime/process.ts";
 import { repeatInBackground } from "../runtime/timers.ts";
-import { newLockRecord, parseLockRecord, randomHex, type LockRecord, type LockSettings } from "./lock-record.ts";
+import { newLockRecord, parseLockRecord, type LockRecord, type LockSettings } from "./lock-record.ts";
+import { randomHex } from "../runtime/random-hex.ts";
 import { StoreError } from "./types.ts";
 
 /** A held lock. */

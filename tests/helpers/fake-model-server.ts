@@ -61,7 +61,13 @@ const ROUTES: Record<string, Api> = {
 const NO_TURN = "fake model server: no scripted turn left";
 
 /** Starts a server on 127.0.0.1 with an ephemeral port. */
-export async function startFakeModelServer(turns: ScriptedTurn[] = []): Promise<FakeModelServer> {
+/** Options of the fake server. */
+export interface FakeModelOptions {
+  /** Answers a request when no scripted turn is queued (benchmarks: every request gets an answer chosen from its body). */
+  reply?: (request: RecordedRequest) => ScriptedTurn;
+}
+
+export async function startFakeModelServer(turns: ScriptedTurn[] = [], options: FakeModelOptions = {}): Promise<FakeModelServer> {
   const queue = [...turns];
   const sockets = new Set<Socket>();
   let ids = 0;
@@ -80,10 +86,11 @@ export async function startFakeModelServer(turns: ScriptedTurn[] = []): Promise<
   const server = createServer(async (req, res) => {
     const raw = await readBody(req);
     const path = (req.url ?? "/").split("?")[0] ?? "/";
-    state.requests.push({ method: req.method ?? "", path, headers: lowerHeaders(req), body: parseJson(raw) });
+    const recorded = { method: req.method ?? "", path, headers: lowerHeaders(req), body: parseJson(raw) };
+    state.requests.push(recorded);
     const api = req.method === "POST" ? ROUTES[path] : undefined;
     if (!api) return sendJson(res, 404, { error: { message: `fake model server: no route for ${req.method} ${path}` } });
-    const turn = queue.shift();
+    const turn = queue.shift() ?? options.reply?.(recorded);
     if (!turn) return sendJson(res, 500, errorBody(api, 500, NO_TURN));
     if (turn.error) return sendJson(res, turn.error.status, errorBody(api, turn.error.status, turn.error.message));
     const model = String(parseJson(raw)?.model ?? "fake-model");

@@ -19,12 +19,12 @@ export function authMethod(services: AgentServices): AuthMethod {
   };
 }
 
-/** Registers `initialize`. */
-export function registerInitialize(app: AgentApp, services: AgentServices, state: ConnectionState): void {
+/** Registers `initialize`; `onAnswered` runs as each answer goes out (to start work the client's next request will need). */
+export function registerInitialize(app: AgentApp, services: AgentServices, state: ConnectionState, hooks: { onAnswered?: () => void } = {}): void {
   app.onRequest(methods.agent.initialize, ({ params }): InitializeResponse => {
     state.clientCapabilities = params.clientCapabilities ?? {};
     // v1 is the only version acp-edge speaks; any requested version gets it (the client decides whether to go on).
-    return {
+    const answer: InitializeResponse = {
       protocolVersion: PROTOCOL_VERSION,
       agentCapabilities: {
         loadSession: true,
@@ -41,5 +41,7 @@ export function registerInitialize(app: AgentApp, services: AgentServices, state
       authMethods: [authMethod(services)],
       agentInfo: { name: "acp-edge", title: "acp-edge", version: PACKAGE_VERSION },
     };
+    hooks.onAnswered?.();
+    return answer;
   });
 }

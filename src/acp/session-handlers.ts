@@ -1,0 +1,23 @@
+/**
+ * Every handler but `initialize`, registered together; loaded on demand
+ * (see deferred-handlers.ts) because they pull in the sessions layer, the
+ * engine and the tools.
+ * @module
+ */
+import type { AgentServices } from "../sessions/services.ts";
+import type { ConnectionState } from "./connection-state.ts";
+import { registerAuth } from "./handlers/auth.ts";
+import { registerPrompt } from "./handlers/prompt.ts";
+import { registerSessionConfig } from "./handlers/session-config.ts";
+import { registerSessionLifecycle } from "./handlers/session-lifecycle.ts";
+import { registerStoredSessions } from "./handlers/session-stored.ts";
+import type { AgentApp } from "./sdk.ts";
+
+/** Registers `authenticate`, `logout` and every `session/*` method on `app`. */
+export function registerSessionHandlers(app: AgentApp, services: AgentServices, state: ConnectionState): void {
+  registerAuth(app, services, state);
+  registerSessionLifecycle(app, services, state);
+  registerStoredSessions(app, services, state);
+  registerPrompt(app, services, state);
+  registerSessionConfig(app, services, state);
+}

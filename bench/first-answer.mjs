@@ -18,7 +18,7 @@ const quick = flags.includes("--quick");
 const runsFlag = flags.indexOf("--runs");
 const runs = runsFlag >= 0 ? Number(flags[runsFlag + 1]) : quick ? 3 : 9;
 const turnsPerSpawn = quick ? 3 : 5;
-const IDLE_MS = 300;
+const IDLE_MS = 1000;
 const LONG_WORDS = 1500;
 const KEY = "sk-ant-bench-0000000000000000";
 

@@ -6,11 +6,10 @@
  * @module
  */
 import type { LiveSession } from "../sessions/live-session.ts";
-import type { AgentServices } from "../sessions/services.ts";
 
-/** After this answer is written: load what `session/new` and the default model's first turn need. */
-export function warmUpAfterInitialize(services: AgentServices): void {
-  setTimeout(() => void import("../sessions/turn-warm-up.ts").then((m) => m.warmUpServices(services)).catch(() => undefined), 0);
+/** After this answer is written: load the code `session/new` needs. */
+export function warmUpAfterInitialize(): void {
+  setTimeout(() => void import("../sessions/turn-warm-up.ts").then((m) => m.warmUpSessionCode()).catch(() => undefined), 0);
 }
 
 /** After this answer is written: prepare the session's model client for its first prompt. */

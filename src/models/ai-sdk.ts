@@ -80,6 +80,7 @@ export function createAiSdkModel(info: ModelInfo, endpoint: ProviderEndpoint): M
   const target = withBaseUrl(endpoint);
   let model: Promise<LanguageModel> | undefined;
   let prepared: Promise<void> | undefined;
+  let streamed = false;
   const getModel = () => {
     model ??= languageModel(info, target).catch((error: unknown) => {
       model = undefined;
@@ -89,10 +90,14 @@ export function createAiSdkModel(info: ModelInfo, endpoint: ProviderEndpoint): M
   };
   return {
     info,
-    stream: (request) => streamRequest(info, target, request, getModel),
+    stream: (request) => {
+      streamed = true;
+      return streamRequest(info, target, request, getModel);
+    },
     prepare: () => {
       // A failure here is not reported: the turn that needs the model loads it again and reports it.
-      prepared ??= Promise.all([loadAi(), getModel()]).then(() => rehearse(info, target.api), () => undefined);
+      // Once a real request has gone out, the rehearsal would only compete with it.
+      prepared ??= Promise.all([loadAi(), getModel()]).then(() => (streamed ? undefined : rehearse(info, target.api)), () => undefined);
       return prepared;
     },
   };

@@ -66,7 +66,8 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
   if (!live.title) {
     const first = content.find((p) => p.type === "text");
     const title = first?.type === "text" ? titleFromPrompt(first.text) : undefined;
-    if (title) await setTitle(live, title);
+    // Durable before the turn is answered, not before the model is asked (see SessionRecorder).
+    if (title) await setTitle(live, title, { ahead: true });
   }
   // Cancelling the request cancels the turn like a cancel from any client.
   const onAbort = () => live.agent.cancel("the request was cancelled");
@@ -74,7 +75,13 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
   const turn = live.agent.prompt(content, emit, request.turn);
   live.turn = turn;
   try {
-    return await turn;
+    const stopReason = await turn;
+    await live.recorder.settle();
+    return stopReason;
+  } catch (error) {
+    // The turn's own failure is what the client hears; what was written ahead still gets its fsync.
+    await live.recorder.settle().catch(() => undefined);
+    throw error;
   } finally {
     request.signal.removeEventListener("abort", onAbort);
     if (live.turn === turn) delete live.turn;

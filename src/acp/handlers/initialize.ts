@@ -24,7 +24,7 @@ export function authMethod(services: AgentServices): AuthMethod {
 export function registerInitialize(app: AgentApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.initialize, ({ params }): InitializeResponse => {
     state.clientCapabilities = params.clientCapabilities ?? {};
-    warmUpAfterInitialize(services);
+    warmUpAfterInitialize();
     // v1 is the only version acp-edge speaks; any requested version gets it (the client decides whether to go on).
     return {
       protocolVersion: PROTOCOL_VERSION,

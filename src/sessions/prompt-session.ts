@@ -15,6 +15,7 @@ import type { LiveSession } from "./live-session.ts";
 import { broadcast } from "./session-broadcast.ts";
 import { sessionEmitter } from "./session-emitter.ts";
 import { SessionError } from "./session-error.ts";
+import { refreshContext } from "./session-context.ts";
 import { refreshTools } from "./session-mcp.ts";
 import type { AgentServices } from "./services.ts";
 import { expandTemplate, parseSlashCommand } from "./slash-arguments.ts";
@@ -59,7 +60,7 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
     const template = live.templates.find((t) => t.name === command.name);
     if (template) leadingText = expandTemplate(template.body, command.rest);
   }
-  await refreshTools(live);
+  await Promise.all([refreshTools(live), refreshContext(live)]);
   const content = await request.readPrompt(leadingText);
   // The other clients of a shared session see what was asked.
   for (const part of content) await broadcast(live, { type: "prompt", part }, request.clientId);

@@ -48,7 +48,9 @@ const server = createServer((req, res) => {
   req.setEncoding("utf8");
   req.on("data", (c) => (raw += c));
   req.on("end", () => {
-    const long = raw.includes("LONG ANSWER");
+    // Only the latest prompt decides: the history repeats the earlier ones.
+    const last = JSON.parse(raw).messages.at(-1);
+    const long = JSON.stringify(last?.content ?? "").includes("LONG ANSWER");
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     res.end(long ? LONG : SHORT);
   });

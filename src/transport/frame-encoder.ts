@@ -9,6 +9,9 @@ import { afterCurrentTask } from "../runtime/timers.ts";
 
 const textEncoder = new TextEncoder();
 
+/** Longest a message waits for others to share its write while the event loop is busy. */
+const MAX_BATCH_DELAY_MS = 1;
+
 /** Encodes one JSON text as a frame of the given framing. */
 export function encodeFrame(json: string, framing: Framing): Uint8Array {
   return encodeFrames([json], framing);
@@ -70,6 +73,8 @@ export class FrameWriter {
   /** Settles when the current pending batch has been written; created only when someone waits. */
   #pendingDone: Deferred | undefined;
   #scheduled = false;
+  /** When the first message of the pending batch was sent. */
+  #batchStarted = 0;
   #inFlight: Promise<void> | undefined;
   #failure: { error: unknown } | undefined;
   #closing = false;
@@ -90,10 +95,13 @@ export class FrameWriter {
     if (this.#failure) return Promise.reject(this.#failure.error);
     if (this.#closing) return Promise.reject(new TypeError("FrameWriter is closed"));
     const json = toJson(message);
+    if (this.#pending.length === 0) this.#batchStarted = performance.now();
     this.#pending.push(json);
     this.#pendingChars += json.length;
-    // A producer that never yields to the event loop still gets its output written once the backlog is large.
-    if (this.#pendingChars >= WRITE_HIGH_WATER_CHARS && !this.#inFlight) void this.#flush();
+    // A producer that never yields to the event loop (a burst of hundreds of deltas read at once) still gets
+    // its output written once the backlog is large or its first message has waited a millisecond.
+    const overdue = this.#pendingChars >= WRITE_HIGH_WATER_CHARS || performance.now() - this.#batchStarted >= MAX_BATCH_DELAY_MS;
+    if (overdue && !this.#inFlight) void this.#flush();
     else this.#schedule();
     if (this.#pendingChars < WRITE_HIGH_WATER_CHARS) return Promise.resolve();
     this.#pendingDone ??= deferred();

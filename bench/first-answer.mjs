@@ -204,14 +204,35 @@ async function session(target, idle) {
   await agent.close();
 }
 
+// The AI SDK alone, as the agent calls it (streamText over the Anthropic provider): the part of the
+// agent-added time that is the SDK's own stream pipeline.
+const { streamText } = await import("ai");
+const { createAnthropic } = await import("@ai-sdk/anthropic");
+const sdkModel = createAnthropic({ baseURL: `${baseUrl}/v1`, apiKey: KEY })("claude-sonnet-4-5");
+async function sdkStream(long) {
+  const started = performance.now();
+  const result = streamText({ model: sdkModel, messages: [{ role: "user", content: long ? "LONG ANSWER" : "hi" }], maxRetries: 0 });
+  let first;
+  let deltas = 0;
+  for await (const part of result.fullStream) {
+    if (part.type !== "text-delta") continue;
+    deltas += 1;
+    first ??= performance.now() - started;
+  }
+  return { first, total: performance.now() - started, deltas };
+}
+
 const BARE = "bare client (fetch on node)";
+const SDK = "AI SDK alone (node)";
 async function bare() {
   for (let i = 0; i < turnsPerSpawn; i += 1) {
-    const short = await bareStream(false);
-    const long = await bareStream(true);
-    record(BARE, "later prompt: first chunk", short.first);
-    record(BARE, "turn, short answer", short.total);
-    record(BARE, "turn, 1,500 words", long.total);
+    for (const [name, read] of [[BARE, bareStream], [SDK, sdkStream]]) {
+      const short = await read(false);
+      const long = await read(true);
+      record(name, "later prompt: first chunk", short.first);
+      record(name, "turn, short answer", short.total);
+      record(name, "turn, 1,500 words", long.total);
+    }
   }
 }
 
@@ -251,9 +272,9 @@ const version = (command, args) => {
 };
 console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}; node ${process.version}, bun ${version(join(bin, "bun"), ["--version"])}`);
 console.log(`${runs} spawns per agent and mode, ${turnsPerSpawn} short + ${turnsPerSpawn} long turns per spawn; medians in ms; first prompt "after idle" is sent ${IDLE_MS} ms after session/new`);
-const names = [...targets.map((t) => t.name), BARE];
-const cell = (v) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 2 : 1) : "–").padStart(20);
-console.log(`${"".padEnd(38)}${names.map((n) => n.padStart(20)).join("")}`);
+const names = [...targets.map((t) => t.name), BARE, SDK];
+const cell = (v) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 2 : 1) : "–").padStart(22);
+console.log(`${"".padEnd(38)}${names.map((n) => n.padStart(22)).join("")}`);
 for (const metric of metrics) console.log(`${metric.padEnd(38)}${names.map((n) => cell(get(n, metric))).join("")}`);
 
 // Derived: what the agent adds on top of the model's own time.
@@ -272,5 +293,7 @@ for (const target of targets) {
       `per streamed update ${perUpdate.toFixed(1)} µs (${chunks} updates)`,
   );
 }
+const sdkPerUpdate = ((get(SDK, "turn, 1,500 words") - get(SDK, "turn, short answer") - (bareLong - bareShort)) / LONG_WORDS) * 1000;
+console.log(`${SDK.padEnd(20)} per streamed update ${sdkPerUpdate.toFixed(1)} µs over the bare client (part of every agent's figure above)`);
 const nodeLong = get("node dist/cli.js", "turn, 1,500 words");
 console.log(`1,500-word turn, node ÷ bun: ${(nodeLong / get("bun dist/cli.js", "turn, 1,500 words")).toFixed(2)} (dist), ${(nodeLong / get("bun mod.ts", "turn, 1,500 words")).toFixed(2)} (mod.ts)`);

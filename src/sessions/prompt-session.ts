@@ -73,16 +73,11 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
   // Cancelling the request cancels the turn like a cancel from any client.
   const onAbort = () => live.agent.cancel("the request was cancelled");
   request.signal.addEventListener("abort", onAbort, { once: true });
-  const turn = live.agent.prompt(content, emit, request.turn);
+  // The prompt and title written ahead are durable before the turn ends and is answered.
+  const turn = live.agent.prompt(content, emit, { ...request.turn, settle: () => live.recorder.settle() });
   live.turn = turn;
   try {
-    const stopReason = await turn;
-    await live.recorder.settle();
-    return stopReason;
-  } catch (error) {
-    // The turn's own failure is what the client hears; what was written ahead still gets its fsync.
-    await live.recorder.settle().catch(() => undefined);
-    throw error;
+    return await turn;
   } finally {
     request.signal.removeEventListener("abort", onAbort);
     if (live.turn === turn) delete live.turn;

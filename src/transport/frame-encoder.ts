@@ -9,8 +9,8 @@ import { afterCurrentTask } from "../runtime/timers.ts";
 
 const textEncoder = new TextEncoder();
 
-/** Longest a message waits for others to share its write while the event loop is busy. */
-const MAX_BATCH_DELAY_MS = 1;
+/** Most messages in one write while the event loop stays busy, so the first of a long burst is not held back by the rest. */
+const MAX_BATCH_MESSAGES = 256;
 
 /** Encodes one JSON text as a frame of the given framing. */
 export function encodeFrame(json: string, framing: Framing): Uint8Array {
@@ -73,8 +73,6 @@ export class FrameWriter {
   /** Settles when the current pending batch has been written; created only when someone waits. */
   #pendingDone: Deferred | undefined;
   #scheduled = false;
-  /** When the first message of the pending batch was sent. */
-  #batchStarted = 0;
   #inFlight: Promise<void> | undefined;
   #failure: { error: unknown } | undefined;
   #closing = false;
@@ -95,12 +93,11 @@ export class FrameWriter {
     if (this.#failure) return Promise.reject(this.#failure.error);
     if (this.#closing) return Promise.reject(new TypeError("FrameWriter is closed"));
     const json = toJson(message);
-    if (this.#pending.length === 0) this.#batchStarted = performance.now();
     this.#pending.push(json);
     this.#pendingChars += json.length;
     // A producer that never yields to the event loop (a burst of hundreds of deltas read at once) still gets
-    // its output written once the backlog is large or its first message has waited a millisecond.
-    const overdue = this.#pendingChars >= WRITE_HIGH_WATER_CHARS || performance.now() - this.#batchStarted >= MAX_BATCH_DELAY_MS;
+    // its output written once the backlog is large or long.
+    const overdue = this.#pendingChars >= WRITE_HIGH_WATER_CHARS || this.#pending.length >= MAX_BATCH_MESSAGES;
     if (overdue && !this.#inFlight) void this.#flush();
     else this.#schedule();
     if (this.#pendingChars < WRITE_HIGH_WATER_CHARS) return Promise.resolve();

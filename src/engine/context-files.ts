@@ -4,7 +4,7 @@
  * the session's cwd — outermost first, so the nearest file speaks last.
  * @module
  */
-import { readTextFile, isNotFound } from "../runtime/fs.ts";
+import { readTextFile, isNotFound, statOrUndefined } from "../runtime/fs.ts";
 import { dirname, join, resolve } from "../runtime/path.ts";
 import { log } from "../runtime/log.ts";
 
@@ -41,8 +41,37 @@ function ancestry(cwd: string): string[] {
   return chain;
 }
 
+function searchedDirectories(home: string, cwd: string): string[] {
+  return [home, ...ancestry(cwd).filter((d) => d !== home)];
+}
+
+/** The context files for a session in `cwd`, outermost first. */
 export async function loadContextFiles(home: string, cwd: string): Promise<ContextFile[]> {
-  const directories = [home, ...ancestry(cwd).filter((d) => d !== home)];
-  const found = await Promise.all(directories.map(firstIn));
+  const found = await Promise.all(searchedDirectories(home, cwd).map(firstIn));
   return found.filter((f): f is ContextFile => f !== undefined);
+}
+
+/**
+ * What the context files were read from: each searched directory's mtime
+ * (a file added, removed or renamed there changes it) and each file's mtime
+ * and size (an edit in place changes those). Comparing stamps costs one
+ * stat per entry instead of reading every candidate file again.
+ */
+export type ContextStamp = ReadonlyArray<{ path: string; stamp: string }>;
+
+async function stampOf(path: string): Promise<string> {
+  const info = await statOrUndefined(path).catch(() => undefined);
+  return info ? `${info.mtimeMs}:${info.size}` : "missing";
+}
+
+/** Stamps the directories searched and the files found, for `contextChanged`. */
+export async function stampContext(home: string, cwd: string, files: readonly ContextFile[]): Promise<ContextStamp> {
+  const paths = [...searchedDirectories(home, cwd), ...files.map((f) => f.path)];
+  return await Promise.all(paths.map(async (path) => ({ path, stamp: await stampOf(path) })));
+}
+
+/** Whether anything stamped changed since (a stat per entry; nothing is read). */
+export async function contextChanged(stamp: ContextStamp): Promise<boolean> {
+  const now = await Promise.all(stamp.map((entry) => stampOf(entry.path)));
+  return now.some((value, i) => value !== stamp[i]!.stamp);
 }

@@ -35,6 +35,8 @@ export class SessionBusyError extends Error {
 export interface TurnOptions {
   authorize?: ToolAuthorizer;
   workspace?: Workspace;
+  /** Awaited while the turn still counts as running, after its last event (e.g. what was recorded is made durable). */
+  settle?: () => Promise<void>;
 }
 
 export interface SessionTotals extends Usage {
@@ -84,29 +86,37 @@ export class AgentSession {
     const controller = new AbortController();
     this.#turn = controller;
     try {
-      return await runTurn(
-        {
-          model: this.model,
-          system: this.systemPrompt,
-          tools: this.tools,
-          workspace: options.workspace ?? this.workspace,
-          thinking: this.model.info.reasoning ? this.thinking : "off",
-          maxRequests: this.maxTurnRequests,
-          history: this.history,
-          signal: controller.signal,
-          emit,
-          ...(options.authorize ? { authorize: options.authorize } : {}),
-          recordUsage: (usage) => this.#record(usage),
-          ...(this.compaction ? { compaction: this.compaction } : {}),
-        },
-        { role: "user", content },
-      );
+      const stopReason = await this.#run(content, emit, options, controller);
+      await options.settle?.();
+      return stopReason;
     } catch (error) {
+      // Whatever the turn's own outcome, what it recorded is settled before it ends; the turn's error wins.
+      await options.settle?.().catch(() => undefined);
       if (controller.signal.aborted) return "cancelled";
       throw error;
     } finally {
       this.#turn = undefined;
     }
+  }
+
+  #run(content: Array<TextPart | ImagePart>, emit: EventSink, options: TurnOptions, controller: AbortController): Promise<StopReason> {
+    return runTurn(
+      {
+        model: this.model,
+        system: this.systemPrompt,
+        tools: this.tools,
+        workspace: options.workspace ?? this.workspace,
+        thinking: this.model.info.reasoning ? this.thinking : "off",
+        maxRequests: this.maxTurnRequests,
+        history: this.history,
+        signal: controller.signal,
+        emit,
+        ...(options.authorize ? { authorize: options.authorize } : {}),
+        recordUsage: (usage) => this.#record(usage),
+        ...(this.compaction ? { compaction: this.compaction } : {}),
+      },
+      { role: "user", content },
+    );
   }
 
   /**

@@ -10,6 +10,7 @@ import { log } from "../runtime/log.ts";
 import { toModelError } from "./ai-sdk-errors.ts";
 import { contentEvent, finishCause, toUsage } from "./ai-sdk-events.ts";
 import { toSdkMessages } from "./ai-sdk-messages.ts";
+import { REHEARSAL_BASE_URL, rehearsalFetch } from "./ai-sdk-rehearsal.ts";
 import { thinkingSettings } from "./thinking-options.ts";
 import {
   type FinishCause,
@@ -53,21 +54,21 @@ function loadAi(): Promise<Ai> {
  * Builds the SDK model. Key and base URL are always passed explicitly so the
  * SDK never falls back to `ANTHROPIC_API_KEY`, `OPENAI_BASE_URL` and friends.
  */
-async function languageModel(info: ModelInfo, endpoint: ProviderEndpoint): Promise<LanguageModel> {
+async function languageModel(info: ModelInfo, endpoint: ProviderEndpoint, fetch?: typeof globalThis.fetch): Promise<LanguageModel> {
   const { baseUrl, apiKey, headers } = endpoint;
   switch (endpoint.api) {
     case "anthropic": {
       const { createAnthropic } = await import("@ai-sdk/anthropic");
-      return createAnthropic({ baseURL: baseUrl, apiKey: apiKey ?? "", headers })(info.id);
+      return createAnthropic({ baseURL: baseUrl, apiKey: apiKey ?? "", headers, fetch })(info.id);
     }
     case "openai": {
       const { createOpenAI } = await import("@ai-sdk/openai");
-      return createOpenAI({ baseURL: baseUrl, apiKey: apiKey ?? "", headers }).responses(info.id);
+      return createOpenAI({ baseURL: baseUrl, apiKey: apiKey ?? "", headers, fetch }).responses(info.id);
     }
     case "openai-compatible": {
       if (!baseUrl) throw new ModelError(`${endpoint.provider}: no base URL configured for this OpenAI-compatible provider`);
       const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
-      return createOpenAICompatible({ name: endpoint.provider, baseURL: baseUrl, apiKey, headers, includeUsage: true }).chatModel(
+      return createOpenAICompatible({ name: endpoint.provider, baseURL: baseUrl, apiKey, headers, includeUsage: true, fetch }).chatModel(
         info.id,
       );
     }
@@ -78,6 +79,8 @@ async function languageModel(info: ModelInfo, endpoint: ProviderEndpoint): Promi
 export function createAiSdkModel(info: ModelInfo, endpoint: ProviderEndpoint): ModelClient {
   const target = withBaseUrl(endpoint);
   let model: Promise<LanguageModel> | undefined;
+  let prepared: Promise<void> | undefined;
+  let streamed = false;
   const getModel = () => {
     model ??= languageModel(info, target).catch((error: unknown) => {
       model = undefined;
@@ -87,8 +90,43 @@ export function createAiSdkModel(info: ModelInfo, endpoint: ProviderEndpoint): M
   };
   return {
     info,
-    stream: (request) => streamRequest(info, target, request, getModel),
+    stream: (request) => {
+      streamed = true;
+      return streamRequest(info, target, request, getModel);
+    },
+    prepare: () => {
+      // A failure here is not reported: the turn that needs the model loads it again and reports it.
+      // Once a real request has gone out, the rehearsal would only compete with it.
+      prepared ??= Promise.all([loadAi(), getModel()]).then(() => (streamed ? undefined : rehearse(info, target.api)), () => undefined);
+      return prepared;
+    },
   };
+}
+
+/** Apis whose rehearsal ran (or runs) in this process: once each is enough, the SDK's lazy parts are then built. */
+const rehearsals = new Map<ProviderEndpoint["api"], Promise<void>>();
+
+/** Streams one canned reply through the same path a turn takes (messages, tools, provider options, parsing). */
+function rehearse(info: ModelInfo, api: ProviderEndpoint["api"]): Promise<void> {
+  let done = rehearsals.get(api);
+  if (!done) {
+    const endpoint: ProviderEndpoint = { provider: info.provider, api, baseUrl: REHEARSAL_BASE_URL, apiKey: "rehearsal", maxRetries: 0 };
+    const model = languageModel(info, endpoint, rehearsalFetch(api));
+    const request: ModelRequest = {
+      system: "rehearsal",
+      messages: [{ role: "user", content: [{ type: "text", text: "rehearsal" }] }],
+      tools: [{ name: "rehearsal", description: "rehearsal", inputSchema: { type: "object", properties: { path: { type: "string" } } } }],
+      thinking: "off",
+      signal: new AbortController().signal,
+    };
+    done = (async () => {
+      for await (const _event of streamRequest(info, endpoint, request, () => model)) {
+        // Drained only for what it builds.
+      }
+    })().catch((error: unknown) => log.debug(`${info.provider}: the warm-up reply failed`, error));
+    rehearsals.set(api, done);
+  }
+  return done;
 }
 
 /** Fills in the vendor's base URL so the SDK never consults `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL`. */
@@ -166,12 +204,20 @@ async function* streamRequest(
   }
 }
 
+/** SDK tool objects by spec: specs are cached per tool, so each is wrapped once, not on every request. */
+const sdkToolCache = new WeakMap<ToolSpec, ToolSet[string]>();
+
 function sdkTools(ai: Ai, specs: readonly ToolSpec[]): ToolSet | undefined {
   if (specs.length === 0) return undefined;
   const tools: ToolSet = {};
   for (const spec of specs) {
-    // No `execute` and no validation: the engine validates input and runs the tool.
-    tools[spec.name] = { description: spec.description, inputSchema: ai.jsonSchema(spec.inputSchema as JSONSchema7) };
+    let tool = sdkToolCache.get(spec);
+    if (!tool) {
+      // No `execute` and no validation: the engine validates input and runs the tool.
+      tool = { description: spec.description, inputSchema: ai.jsonSchema(spec.inputSchema as JSONSchema7) };
+      sdkToolCache.set(spec, tool);
+    }
+    tools[spec.name] = tool;
   }
   return tools;
 }

@@ -117,6 +117,12 @@ export interface ModelInfo {
 export interface ModelClient {
   readonly info: ModelInfo;
   stream(request: ModelRequest): AsyncIterable<ModelEvent>;
+  /**
+   * Loads what the first `stream` would load (SDK, provider module, model
+   * object) so that it does not wait for code loading. Idempotent; a `stream`
+   * started meanwhile waits for the same loading. Never rejects.
+   */
+  prepare?(): Promise<void>;
 }
 
 /**

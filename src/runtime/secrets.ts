@@ -51,14 +51,51 @@ function redactShapes(text: string): string {
 }
 
 /**
- * A copy of a JSON-like value (objects, arrays, strings) with every
- * registered secret hidden in its strings and keys. Redacting before
+ * A JSON-like value (objects, arrays, strings) with every registered
+ * secret hidden in its strings and keys: a copy where something was hidden,
+ * the value itself where nothing was. Redacting before
  * serialisation means JSON escaping cannot disguise a secret. `keep` may
  * return true for a path whose string must stay as it is.
  */
 export function redactValue<T>(value: T, keep?: (path: readonly (string | number)[]) => boolean): T {
   if (secrets.length === 0) return value;
-  return walk(value, [], keep) as T;
+  return (keep ? walk(value, [], keep) : hide(value)) as T;
+}
+
+/**
+ * `redactValue` without exceptions: no paths are built, and a value with
+ * nothing to hide is returned as it is (copied only where a secret was
+ * found), which is what nearly every message of a streamed turn is.
+ */
+function hide(value: unknown): unknown {
+  if (typeof value === "string") return redactSecrets(value);
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      const hidden = hide(item);
+      if (hidden !== item) (out ??= value.slice())[i] = hidden;
+    }
+    return out ?? value;
+  }
+  // Only plain records are rebuilt; anything else (a Uint8Array, a Date) is passed on as it is.
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  let changed = false;
+  const entries: Array<[string, unknown]> = [];
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = (value as Record<string, unknown>)[key];
+    const hiddenKey = redactSecrets(key);
+    const hidden = hide(item);
+    if (hiddenKey !== key || hidden !== item) changed = true;
+    entries.push([hiddenKey, hidden]);
+  }
+  if (!changed) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of entries) out[key] = item;
+  return out;
 }
 
 function walk(value: unknown, path: (string | number)[], keep?: (path: readonly (string | number)[]) => boolean): unknown {

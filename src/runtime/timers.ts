@@ -4,11 +4,16 @@
  * it on every runtime.
  * @module
  */
-import { clearInterval, setInterval } from "node:timers";
+import { clearInterval, setImmediate, setInterval } from "node:timers";
 
 /** Runs `tick` every `ms` until stopped, without holding the process open. */
 export function repeatInBackground(ms: number, tick: () => void): { stop(): void } {
   const timer = setInterval(tick, ms);
   timer.unref();
   return { stop: () => clearInterval(timer) };
+}
+
+/** Runs `callback` once the current task of the event loop (and its microtasks) is done, before any timer. */
+export function afterCurrentTask(callback: () => void): void {
+  setImmediate(callback);
 }

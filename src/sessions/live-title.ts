@@ -19,10 +19,15 @@ export function titleFromPrompt(text: string): string | undefined {
   return `${(space > 20 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
-/** Sets (or, with null, clears) the title: recorded, synced and announced to every client of the session. */
-export async function setTitle(live: LiveSession, title: string | null): Promise<void> {
+/**
+ * Sets (or, with null, clears) the title: recorded, synced and announced to
+ * every client of the session. With `ahead`, the caller does not wait for the
+ * fsync (the recorder's next write does).
+ */
+export async function setTitle(live: LiveSession, title: string | null, options: { ahead?: boolean } = {}): Promise<void> {
   if (title === null) delete live.title;
   else live.title = title;
-  await live.recorder.write({ type: "title", title }, true);
+  if (options.ahead) live.recorder.writeAhead({ type: "title", title });
+  else await live.recorder.write({ type: "title", title }, true);
   await broadcast(live, { type: "title", title, updatedAt: new Date().toISOString() });
 }

@@ -9,7 +9,6 @@ import { nanoid } from "nanoid";
 import { ConfigError, loadSettingsFor } from "../config/settings.ts";
 import type { Settings } from "../config/settings-schema.ts";
 import { compactionBudget } from "../engine/compaction.ts";
-import { loadContextFiles } from "../engine/context-files.ts";
 import { AgentSession } from "../engine/session.ts";
 import { buildSystemPrompt } from "../engine/system-prompt.ts";
 import type { ModelRegistry } from "../models/registry.ts";
@@ -20,6 +19,7 @@ import type { SessionJournal } from "../store/types.ts";
 import { builtinTools } from "../tools/builtin.ts";
 import { createLocalWorkspace } from "../tools/local-workspace.ts";
 import { loadPromptTemplates } from "./prompt-templates.ts";
+import { readContext, trackContext } from "./session-context.ts";
 import type { AgentServices } from "./services.ts";
 import { SessionRecorder } from "./session-recorder.ts";
 import type { RestoredState } from "./session-restore.ts";
@@ -93,11 +93,9 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   // Saved command output lives with the session and is deleted with it.
   const workspace = await createLocalWorkspace(request.cwd, extra, { outputDirectory: () => services.store.outputDirectory(id) });
   const tools = builtinTools;
-  const [contextFiles, templates] = await Promise.all([
-    loadContextFiles(services.config.home, request.cwd),
-    loadPromptTemplates(services.config.home, request.cwd),
-  ]);
-  const systemPrompt = buildSystemPrompt({ tools, contextFiles, cwd: request.cwd, additionalDirectories: extra, date: new Date() });
+  const [context, templates] = await Promise.all([readContext(services.config.home, request.cwd), loadPromptTemplates(services.config.home, request.cwd)]);
+  const date = new Date();
+  const systemPrompt = buildSystemPrompt({ tools, contextFiles: context.files, cwd: request.cwd, additionalDirectories: extra, date });
   const agent = new AgentSession({
     id,
     workspace,
@@ -122,7 +120,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   // The mode the user chose in the session survives a reload.
   const mode = restored?.mode ?? settings.approvalMode ?? "ask";
   const journal = await request.journal(id);
-  return {
+  const live: LiveSession = {
     agent,
     cwd: request.cwd,
     additionalDirectories: extra,
@@ -136,4 +134,6 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     subscribers: new Map(),
     ...(restored?.title ? { title: restored.title } : {}),
   };
+  trackContext(live, services.config.home, date, context.stamp);
+  return live;
 }

@@ -15,6 +15,7 @@ import type { LiveSession } from "./live-session.ts";
 import { broadcast } from "./session-broadcast.ts";
 import { sessionEmitter } from "./session-emitter.ts";
 import { SessionError } from "./session-error.ts";
+import { refreshContext } from "./session-context.ts";
 import { refreshTools } from "./session-mcp.ts";
 import type { AgentServices } from "./services.ts";
 import { expandTemplate, parseSlashCommand } from "./slash-arguments.ts";
@@ -59,19 +60,21 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
     const template = live.templates.find((t) => t.name === command.name);
     if (template) leadingText = expandTemplate(template.body, command.rest);
   }
-  await refreshTools(live);
+  await Promise.all([refreshTools(live), refreshContext(live)]);
   const content = await request.readPrompt(leadingText);
   // The other clients of a shared session see what was asked.
   for (const part of content) await broadcast(live, { type: "prompt", part }, request.clientId);
   if (!live.title) {
     const first = content.find((p) => p.type === "text");
     const title = first?.type === "text" ? titleFromPrompt(first.text) : undefined;
-    if (title) await setTitle(live, title);
+    // Durable before the turn is answered, not before the model is asked (see SessionRecorder).
+    if (title) await setTitle(live, title, { ahead: true });
   }
   // Cancelling the request cancels the turn like a cancel from any client.
   const onAbort = () => live.agent.cancel("the request was cancelled");
   request.signal.addEventListener("abort", onAbort, { once: true });
-  const turn = live.agent.prompt(content, emit, request.turn);
+  // The prompt and title written ahead are durable before the turn ends and is answered.
+  const turn = live.agent.prompt(content, emit, { ...request.turn, settle: () => live.recorder.settle() });
   live.turn = turn;
   try {
     return await turn;

@@ -1,7 +1,11 @@
 /**
  * Writes a session's steps into its journal as they complete. Messages are
  * step boundaries: they are fsynced before the turn goes on, so a crash loses
- * at most the step in flight.
+ * at most the step in flight. The one exception is a turn's prompt (and the
+ * title taken from it): asking the model changes nothing on disk, so their
+ * write and fsync run while the model is asked; the next entry and the end
+ * of the turn wait for them, so the prompt is durable before anything that
+ * follows it is recorded and before the turn is answered.
  * @module
  */
 import type { EngineEvent } from "../engine/events.ts";
@@ -16,6 +20,8 @@ export class SessionRecorder {
   readonly #journal: SessionJournal;
   /** `message` entries written so far (compaction indexes into them). */
   #messages: number;
+  /** A synced write not awaited yet (see `writeAhead`); the next write or `settle` awaits it and reports its failure. */
+  #ahead: Promise<void> | undefined;
 
   constructor(journal: SessionJournal, messagesSoFar = 0) {
     this.#journal = journal;
@@ -31,6 +37,32 @@ export class SessionRecorder {
    * written (nothing is thrown away), and reported now rather than at the next load.
    */
   async write(entry: SessionEntry, sync = false): Promise<void> {
+    await this.settle();
+    await this.#append(entry, sync);
+  }
+
+  /**
+   * Appends one entry and fsyncs it without waiting. The append is queued at
+   * once, so the journal keeps call order and its `sync` and `close` come
+   * after it; the next `write` or `settle` waits for it and fails with its error.
+   */
+  writeAhead(entry: SessionEntry): void {
+    const done = this.#append(entry, true);
+    // Observed here so that a failure is never unhandled; the next write or settle reports it.
+    done.catch(() => undefined);
+    const before = this.#ahead;
+    this.#ahead = before ? Promise.all([before, done]).then(() => undefined) : done;
+  }
+
+  /** Waits for entries written ahead; rejects when one of them failed. */
+  async settle(): Promise<void> {
+    const ahead = this.#ahead;
+    if (!ahead) return;
+    this.#ahead = undefined;
+    await ahead;
+  }
+
+  async #append(entry: SessionEntry, sync: boolean): Promise<void> {
     const problem = entryProblem(entry);
     if (problem !== undefined) log.error(`session ${this.#journal.id}: recorded a ${entry.type} entry that will not load back (${problem})`);
     await this.#journal.append(entry as unknown as Record<string, unknown> & { type: string }, { sync });
@@ -41,6 +73,7 @@ export class SessionRecorder {
     switch (event.type) {
       case "message":
         this.#messages += 1;
+        if (event.message.role === "user") return this.writeAhead({ type: "message", messageId: event.messageId, message: event.message });
         return await this.write({ type: "message", messageId: event.messageId, message: event.message }, true);
       case "tool_call":
         return await this.write({

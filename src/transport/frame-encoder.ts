@@ -5,17 +5,12 @@
  */
 import type { Framing } from "./frame-decoder.ts";
 import { WRITE_HIGH_WATER_CHARS } from "./frame-limits.ts";
+import { afterCurrentTask } from "../runtime/timers.ts";
 
 const textEncoder = new TextEncoder();
 
-/**
- * Microtasks without a new message before a batch is written. A WritableStream
- * hands chunks to its sink one at a time, and the ACP SDK awaits each write
- * before starting the next, so consecutive messages of one tick arrive a few
- * microtasks apart (measured: at most 7 on Node, Bun and Deno). Waiting for a
- * quiet spell gathers them without the millisecond a timer would cost.
- */
-const QUIET_MICROTASKS = 16;
+/** Most messages in one write while the event loop stays busy, so the first of a long burst is not held back by the rest. */
+const MAX_BATCH_MESSAGES = 256;
 
 /** Encodes one JSON text as a frame of the given framing. */
 export function encodeFrame(json: string, framing: Framing): Uint8Array {
@@ -77,8 +72,6 @@ export class FrameWriter {
   #pendingChars = 0;
   /** Settles when the current pending batch has been written; created only when someone waits. */
   #pendingDone: Deferred | undefined;
-  #arrived = false;
-  #quiet = 0;
   #scheduled = false;
   #inFlight: Promise<void> | undefined;
   #failure: { error: unknown } | undefined;
@@ -102,8 +95,11 @@ export class FrameWriter {
     const json = toJson(message);
     this.#pending.push(json);
     this.#pendingChars += json.length;
-    this.#arrived = true;
-    this.#schedule();
+    // A producer that never yields to the event loop (a burst of hundreds of deltas read at once) still gets
+    // its output written once the backlog is large or long.
+    const overdue = this.#pendingChars >= WRITE_HIGH_WATER_CHARS || this.#pending.length >= MAX_BATCH_MESSAGES;
+    if (overdue && !this.#inFlight) void this.#flush();
+    else this.#schedule();
     if (this.#pendingChars < WRITE_HIGH_WATER_CHARS) return Promise.resolve();
     this.#pendingDone ??= deferred();
     return this.#pendingDone.promise;
@@ -124,25 +120,19 @@ export class FrameWriter {
     await this.#writer.abort(reason);
   }
 
+  /**
+   * Writes the batch once the current task of the event loop is done: every
+   * message produced while handling one input (a network read of a model
+   * stream can carry hundreds of deltas, each a few microtasks apart) leaves
+   * in one write, and no timer's millisecond is added.
+   */
   #schedule(): void {
     if (this.#scheduled || this.#inFlight) return;
     this.#scheduled = true;
-    this.#quiet = 0;
-    queueMicrotask(this.#check);
+    afterCurrentTask(this.#run);
   }
 
-  readonly #check = (): void => {
-    if (this.#arrived) {
-      this.#arrived = false;
-      this.#quiet = 0;
-    } else {
-      this.#quiet++;
-    }
-    // A producer that never pauses still gets its output written once the backlog is large.
-    if (this.#quiet < QUIET_MICROTASKS && !this.#closing && this.#pendingChars < WRITE_HIGH_WATER_CHARS) {
-      queueMicrotask(this.#check);
-      return;
-    }
+  readonly #run = (): void => {
     this.#scheduled = false;
     void this.#flush();
   };

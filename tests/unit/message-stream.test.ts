@@ -242,6 +242,20 @@ describe("createMessageStream: writing", () => {
     expect(output.text()).toBe(Array.from({ length: 50 }, (_, i) => line(request(i))).join(""));
   });
 
+  test("messages a few dozen microtasks apart in one task (a model stream's deltas) share a write", async () => {
+    const output = sink();
+    const stream = createMessageStream(source([], true).stream, output.stream);
+    const writer = stream.writable.getWriter();
+    for (let i = 0; i < 30; i++) {
+      void writer.write(request(i));
+      // What a delta passes through between two messages: stream transforms, async generators, awaits.
+      for (let hop = 0; hop < 40; hop++) await Promise.resolve();
+    }
+    await tick();
+    expect(output.chunks.length).toBe(1);
+    expect(output.text()).toBe(Array.from({ length: 30 }, (_, i) => line(request(i))).join(""));
+  });
+
   test("writes never overlap and keep their order across ticks", async () => {
     const output = sink(() => new Promise((resolve) => setTimeout(resolve, 3)));
     const stream = createMessageStream(source([], true).stream, output.stream);

@@ -4,6 +4,7 @@
  */
 import { PACKAGE_VERSION } from "../../config/version.ts";
 import { AUTH_METHOD_ID } from "../errors.ts";
+import { warmUpAfterInitialize } from "../idle-warm-up.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { methods, PROTOCOL_VERSION, type AgentApp, type AuthMethod, type InitializeResponse } from "../sdk.ts";
 import type { AgentServices } from "../../sessions/services.ts";
@@ -23,6 +24,7 @@ export function authMethod(services: AgentServices): AuthMethod {
 export function registerInitialize(app: AgentApp, services: AgentServices, state: ConnectionState, hooks: { onAnswered?: () => void } = {}): void {
   app.onRequest(methods.agent.initialize, ({ params }): InitializeResponse => {
     state.clientCapabilities = params.clientCapabilities ?? {};
+    warmUpAfterInitialize();
     // v1 is the only version acp-edge speaks; any requested version gets it (the client decides whether to go on).
     const answer: InitializeResponse = {
       protocolVersion: PROTOCOL_VERSION,

@@ -11,6 +11,8 @@ import type { WebSocketLike } from "./websocket-like.ts";
 
 /** What a runtime's raw socket provides beyond Hono's `WSContext`. */
 export interface RawSocketAccess {
+  /** Sends a text frame through the runtime's socket directly (e.g. batched per tick); Hono's `send` otherwise. */
+  send?(text: string): void;
   bufferedAmount(): number;
   ping(): void;
   onPong(listener: () => void): void;
@@ -26,7 +28,7 @@ export function socketEvents(onSocket: (socket: WebSocketLike) => void, access: 
     onOpen(_event, ctx) {
       const raw = access(ctx);
       onSocket({
-        send: (text) => ctx.send(text),
+        send: raw.send ? (text) => raw.send!(text) : (text) => ctx.send(text),
         bufferedAmount: () => raw.bufferedAmount(),
         close: (code, reason) => ctx.close(code, reason),
         ping: () => raw.ping(),

@@ -13,6 +13,8 @@ import type { WebSocketLike } from "./websocket-like.ts";
 export interface RawSocketAccess {
   /** Sends a text frame through the runtime's socket directly (e.g. batched per tick); Hono's `send` otherwise. */
   send?(text: string): void;
+  /** Closes through the runtime's socket (after the frames it still holds); Hono's `close` otherwise. */
+  close?(code: number, reason: string): void;
   bufferedAmount(): number;
   ping(): void;
   onPong(listener: () => void): void;
@@ -30,7 +32,7 @@ export function socketEvents(onSocket: (socket: WebSocketLike) => void, access: 
       onSocket({
         send: raw.send ? (text) => raw.send!(text) : (text) => ctx.send(text),
         bufferedAmount: () => raw.bufferedAmount(),
-        close: (code, reason) => ctx.close(code, reason),
+        close: raw.close ? (code, reason) => raw.close!(code, reason) : (code, reason) => ctx.close(code, reason),
         ping: () => raw.ping(),
         onMessage: (listener) => void (message = listener),
         onClose: (listener) => void (closed = listener),

@@ -5,6 +5,7 @@
 //       another watched by 16 clients (every client receives every update), runs interleaved
 //       (1, 16, 1, 16, …); the turn ends when the prompt is answered and every client has every
 //       chunk. Medians and the 16/1 ratio.
+//   Also the server process's CPU time per turn (user + system, from /proc), which the clients' own work does not inflate.
 // Usage: npm run bench:serve [-- --quick] [-- --runtimes node,bun,deno]
 //        (or `node bench/serve.mjs [--quick]` after `npm run build`)
 import { spawn } from "node:child_process";
@@ -81,6 +82,16 @@ function rssKb(pid) {
     return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
   } catch {
     return Number(execFileSync("ps", ["-o", "rss=", "-p", String(pid)], { encoding: "utf8" }).trim());
+  }
+}
+
+/** CPU time (user + system) a process has used, in ms; undefined where /proc is missing. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return undefined;
   }
 }
 
@@ -195,10 +206,15 @@ async function benchServer(server) {
     await turn(one, solo); // warm-up: loads the model stack
     await turn(many, shared);
     const times = { one: [], many: [] };
+    const cpu = { one: 0, many: 0 };
     let chunks = 0;
     for (let i = 0; i < (only === "idle" ? 0 : RUNS); i += 1) {
+      let t = cpuMs(child.pid);
       times.one.push((await turn(one, solo)).ms);
+      cpu.one += cpuMs(child.pid) - t;
+      t = cpuMs(child.pid);
       const r = await turn(many, shared);
+      cpu.many += cpuMs(child.pid) - t;
       times.many.push(r.ms);
       chunks = r.chunks;
     }
@@ -228,6 +244,8 @@ async function benchServer(server) {
       oneMs: median(times.one),
       manyMs: median(times.many),
       chunks,
+      cpuOneMs: cpu.one / RUNS,
+      cpuManyMs: cpu.many / RUNS,
     };
   } finally {
     for (const c of sockets) c.ws.terminate();
@@ -253,7 +271,7 @@ console.log(
   `machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), node ${process.version}, bun ${version(join(bin, "bun"), ["--version"])}` +
     (wanted.includes("deno") ? `, ${version(join(bin, "deno"), ["--version"])}` : ""),
 );
-const cols = ["server", "RSS before", `RSS +${IDLE_SESSIONS}`, "per idle session", "turn, 1 client", `turn, ${FAN_OUT} clients`, `${FAN_OUT}/1`];
+const cols = ["server", "RSS before", `RSS +${IDLE_SESSIONS}`, "per idle session", "turn, 1 client", `turn, ${FAN_OUT} clients`, `${FAN_OUT}/1`, "server CPU/turn, 1", `${FAN_OUT}`, `CPU ${FAN_OUT}/1`];
 const rows = results.map((r) => [
   r.name,
   `${r.rssBeforeMb.toFixed(1)} MB`,
@@ -262,10 +280,17 @@ const rows = results.map((r) => [
   `${r.oneMs.toFixed(0)} ms`,
   `${r.manyMs.toFixed(0)} ms`,
   `${(r.manyMs / r.oneMs).toFixed(2)}×`,
+  Number.isNaN(r.cpuOneMs) ? "?" : `${r.cpuOneMs.toFixed(0)} ms`,
+  Number.isNaN(r.cpuManyMs) ? "?" : `${r.cpuManyMs.toFixed(0)} ms`,
+  Number.isNaN(r.cpuOneMs) ? "?" : `${(r.cpuManyMs / r.cpuOneMs).toFixed(2)}×`,
 ]);
 const widths = cols.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i].length)));
 const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" | ")} |`;
 console.log(line(cols));
 console.log(`|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
 for (const r of rows) console.log(line(r));
-console.log(`(${results[0]?.chunks ?? 0} agent_message_chunk updates per turn; targets: ≤ 200 KB per idle session, ${FAN_OUT}/1 ≤ 1.10×)`);
+console.log(
+  `(${results[0]?.chunks ?? 0} agent_message_chunk updates per turn; a turn ends when every client has every chunk, so it includes the ` +
+    `clients' own work on this machine; server CPU/turn is the server process's user+system time per turn, mean of the runs. ` +
+    `Targets: ≤ 200 KB per idle session, ${FAN_OUT}/1 ≤ 1.10×)`,
+);

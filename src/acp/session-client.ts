@@ -66,12 +66,17 @@ export function sessionClient(services: AgentServices, state: ConnectionState, c
         return update ? [prepare(live, update)] : [];
       };
     },
-    async send(_live, output) {
-      for (const item of output as readonly PreparedUpdate[]) {
-        // Straight to the socket, in order with everything sent before; otherwise through the connection.
-        if (state.sendSerialised) state.sendSerialised(item.text);
-        else await client.notify(methods.client.session.update, item.params);
+    send(_live, output) {
+      const items = output as readonly PreparedUpdate[];
+      // Straight to the socket, in order with everything sent before; otherwise through the connection.
+      const direct = state.sendSerialised;
+      if (direct) {
+        for (const item of items) direct(item.text);
+        return;
       }
+      return (async () => {
+        for (const item of items) await client.notify(methods.client.session.update, item.params);
+      })();
     },
     attached(sessionId) {
       state.sessions.add(sessionId);

@@ -44,8 +44,8 @@ export interface SessionClient {
   prepareNews(live: LiveSession, news: SessionNews): ClientOutput[];
   /** A view of one turn shared by the clients of this view (it keeps state such as output tails): what each event shows. */
   watchTurn(live: LiveSession): (event: EngineEvent) => ClientOutput[];
-  /** Sends output prepared by a client of the same view; rejects when the client is gone. */
-  send(live: LiveSession, output: readonly ClientOutput[]): Promise<void>;
+  /** Sends output prepared by a client of the same view; returns a promise only when the send is not done at once. Throws or rejects when the client is gone. */
+  send(live: LiveSession, output: readonly ClientOutput[]): Promise<void> | void;
   /** Called once the client is attached to the session, so the connection can detach it when it closes. */
   attached(sessionId: string): void;
 }

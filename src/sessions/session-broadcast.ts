@@ -8,16 +8,6 @@
 import { log } from "../runtime/log.ts";
 import type { ClientOutput, LiveSession, SessionClient, SessionNews } from "./live-session.ts";
 
-/** Runs one delivery to one client; a failure drops that client from the session. */
-export async function deliver(live: LiveSession, client: SessionClient, send: () => Promise<void>): Promise<void> {
-  try {
-    await send();
-  } catch (error) {
-    log.debug(`dropping client ${client.id} from ${live.agent.id}`, error);
-    live.subscribers.delete(client.id);
-  }
-}
-
 /** The attached clients (except `except`) grouped by view, in attachment order. */
 export function clientsByView(live: LiveSession, except?: string): Map<string, SessionClient[]> {
   const views = new Map<string, SessionClient[]>();
@@ -30,9 +20,26 @@ export function clientsByView(live: LiveSession, except?: string): Map<string, S
   return views;
 }
 
-/** Sends one view's output to each of its clients, in parallel. */
+/**
+ * Sends one view's output to each of its clients. Clients whose send completes
+ * at once (a socket taking serialised text) cost no promise each; the
+ * returned promises are those of clients still sending.
+ */
 export function sendToAll(live: LiveSession, clients: readonly SessionClient[], output: readonly ClientOutput[]): Promise<void>[] {
-  return clients.map((client) => deliver(live, client, () => client.send(live, output)));
+  const pending: Promise<void>[] = [];
+  for (const client of clients) {
+    const drop = (error: unknown) => {
+      log.debug(`dropping client ${client.id} from ${live.agent.id}`, error);
+      live.subscribers.delete(client.id);
+    };
+    try {
+      const sending = client.send(live, output);
+      if (sending) pending.push(sending.catch(drop));
+    } catch (error) {
+      drop(error);
+    }
+  }
+  return pending;
 }
 
 /** Tells every attached client (except `except`) one piece of news, prepared once per view. */

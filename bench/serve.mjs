@@ -136,16 +136,16 @@ function attach(url, sessionId) {
     };
     let next = 0;
     ws.on("message", (data) => {
-      const text = data.toString();
-      if (text.includes('"method":"session/update"')) {
-        if (text.includes('"agent_message_chunk"')) {
+      // Looked at as bytes: decoding every update would make the bench's own work grow with the clients.
+      if (data.includes('"method":"session/update"')) {
+        if (data.includes('"agent_message_chunk"')) {
           client.chunks += 1;
           client.lastChunkAt = performance.now();
           client.onChunk?.();
         }
         return;
       }
-      const message = JSON.parse(text);
+      const message = JSON.parse(data.toString());
       if (message.method) return; // a request to the client (none expected here)
       waiting.get(message.id)?.(message);
       waiting.delete(message.id);

@@ -45,8 +45,9 @@ async function detachAll(services: AgentServices, state: ConnectionState): Promi
 }
 
 /** A new agent app for one connection, with every handler registered. */
-export function createAgentApp(services: AgentServices, scope?: SessionScope): AgentAppHandle {
+export function createAgentApp(services: AgentServices, scope?: SessionScope, sendSerialised?: (text: string) => void): AgentAppHandle {
   const state = newConnectionState(scope);
+  if (sendSerialised) state.sendSerialised = sendSerialised;
   const app = acp.agent({ name: "acp-edge" });
   answerInProtocolTerms(app);
   // Only `initialize` is compiled before the first answer; the rest loads right after it (or on first use).
@@ -66,7 +67,7 @@ export function createAgentApp(services: AgentServices, scope?: SessionScope): A
  * through here, so all get the same guard and outbound redaction.
  */
 export function connectAgent(services: AgentServices, stream: MessageStreamPair, scope?: SessionScope): { closed: Promise<void> } {
-  const { app, state } = createAgentApp(services, scope);
+  const { app, state } = createAgentApp(services, scope, stream.sendSerialised);
   const cancelOwnTurns = () => {
     for (const id of state.sessions) {
       const live = services.sessions.get(id);

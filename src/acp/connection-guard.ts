@@ -21,6 +21,11 @@ type Message = Record<string, unknown>;
 export interface MessageStreamPair {
   readable: ReadableStream<Message>;
   writable: WritableStream<Message>;
+  /**
+   * Transports that can take a message already serialised offer this: it sends the text at once, after
+   * whatever `writable` has already passed on, and throws when the connection is gone.
+   */
+  sendSerialised?: (text: string) => void;
 }
 
 export interface GuardOptions {

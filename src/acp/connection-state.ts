@@ -24,6 +24,12 @@ export interface ConnectionState {
   authenticated: boolean;
   /** Sessions this connection is attached to; it is detached from them when it closes. */
   sessions: Set<string>;
+  /**
+   * Set when the transport takes messages already serialised (and redacted): sends one at once, in order with
+   * the messages written before it; throws when the connection is gone. Session updates shared by several
+   * clients go this way, serialised once for all of them.
+   */
+  sendSerialised?: (text: string) => void;
 }
 
 /** A fresh connection: authenticated, no sessions, capabilities unknown until `initialize`. */

@@ -8,6 +8,7 @@ import type { LiveSession, SessionClient, SessionNews } from "../sessions/live-s
 import type { AgentServices } from "../sessions/services.ts";
 import { configOptions } from "./config-options.ts";
 import type { ConnectionState } from "./connection-state.ts";
+import { PreparedUpdate } from "./prepared-update.ts";
 import { TurnProjector } from "./projection.ts";
 import { methods, type AgentContext, type ClientCapabilities, type SessionUpdate } from "./sdk.ts";
 
@@ -40,21 +41,42 @@ function newsUpdates(live: LiveSession, services: AgentServices, news: SessionNe
   }
 }
 
+/** Clients that project turns alike (same capabilities that change the projection) share one view. */
+function viewKeyOf(capabilities: ClientCapabilities): string {
+  const meta = capabilities._meta as Record<string, unknown> | undefined;
+  const terminalOutput = capabilities.terminal !== true && meta?.terminal_output === true;
+  const compaction = Boolean((capabilities as { session?: { compaction?: unknown } }).session?.compaction);
+  return `terminal_output=${terminalOutput},compaction=${compaction}`;
+}
+
 /** This connection as a session client, with the capabilities it has now. */
 export function sessionClient(services: AgentServices, state: ConnectionState, client: AgentContext): SessionClient {
   const capabilities = state.clientCapabilities;
-  const notify = (live: LiveSession, update: SessionUpdate) => client.notify(methods.client.session.update, { sessionId: live.agent.id, update });
+  const prepare = (live: LiveSession, update: SessionUpdate) => new PreparedUpdate(live.agent.id, update);
   return {
     id: state.id,
-    async tell(live, news) {
-      for (const update of newsUpdates(live, services, news)) await notify(live, update);
+    viewKey: viewKeyOf(capabilities),
+    prepareNews(live, news) {
+      return newsUpdates(live, services, news).map((update) => prepare(live, update));
     },
     watchTurn(live) {
       const projector = projectorFor(capabilities, live.cwd);
-      return async (event) => {
+      return (event) => {
         const update = projector.project(event);
-        if (update) await notify(live, update);
+        return update ? [prepare(live, update)] : [];
       };
+    },
+    send(_live, output) {
+      const items = output as readonly PreparedUpdate[];
+      // Straight to the socket, in order with everything sent before; otherwise through the connection.
+      const direct = state.sendSerialised;
+      if (direct) {
+        for (const item of items) direct(item.text);
+        return;
+      }
+      return (async () => {
+        for (const item of items) await client.notify(methods.client.session.update, item.params);
+      })();
     },
     attached(sessionId) {
       state.sessions.add(sessionId);

@@ -11,6 +11,10 @@ import type { WebSocketLike } from "./websocket-like.ts";
 
 /** What a runtime's raw socket provides beyond Hono's `WSContext`. */
 export interface RawSocketAccess {
+  /** Sends a text frame through the runtime's socket directly (e.g. batched per tick); Hono's `send` otherwise. */
+  send?(text: string): void;
+  /** Closes through the runtime's socket (after the frames it still holds); Hono's `close` otherwise. */
+  close?(code: number, reason: string): void;
   bufferedAmount(): number;
   ping(): void;
   onPong(listener: () => void): void;
@@ -26,9 +30,9 @@ export function socketEvents(onSocket: (socket: WebSocketLike) => void, access: 
     onOpen(_event, ctx) {
       const raw = access(ctx);
       onSocket({
-        send: (text) => ctx.send(text),
+        send: raw.send ? (text) => raw.send!(text) : (text) => ctx.send(text),
         bufferedAmount: () => raw.bufferedAmount(),
-        close: (code, reason) => ctx.close(code, reason),
+        close: raw.close ? (code, reason) => raw.close!(code, reason) : (code, reason) => ctx.close(code, reason),
         ping: () => raw.ping(),
         onMessage: (listener) => void (message = listener),
         onClose: (listener) => void (closed = listener),

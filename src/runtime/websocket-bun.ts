@@ -17,6 +17,7 @@ interface SocketData {
 }
 interface BunSocket {
   data: SocketData;
+  cork(callback: () => void): void;
   readyState: 0 | 1 | 2 | 3;
   send(data: string | ArrayBuffer | Uint8Array): number;
   getBufferedAmount(): number;
@@ -36,6 +37,41 @@ const contextOf = (ws: BunSocket): WSContext =>
       return ws.readyState;
     },
   }));
+
+/** Characters of frames held back in one tick before they are sent anyway. */
+const FLUSH_CHARS = 64 * 1024;
+
+/**
+ * Frames sent within one tick leave together: queued, then sent in one corked
+ * batch once the tick's work is done (a streamed turn sends many small frames
+ * to every attached client). A close waits for the frames queued before it.
+ */
+function batchedBunSends(ws: BunSocket): { send(text: string): void; close(code: number, reason: string): void } {
+  let queue: string[] = [];
+  let queued = 0;
+  const flush = () => {
+    const frames = queue;
+    queue = [];
+    queued = 0;
+    if (frames.length === 0 || ws.readyState !== 1) return;
+    ws.cork(() => {
+      for (const frame of frames) ws.send(frame);
+    });
+  };
+  return {
+    send(text) {
+      if (queue.length === 0) setImmediate(flush);
+      queue.push(text);
+      queued += text.length;
+      // Held back at most this much, so the buffered amount the caller watches stays close to the truth.
+      if (queued >= FLUSH_CHARS) flush();
+    },
+    close(code, reason) {
+      flush();
+      ws.close(code, reason);
+    },
+  };
+}
 
 /** The Bun upgrader; its `websocket` goes to `Bun.serve({ fetch, websocket })`. */
 export function createBunUpgrader(options: UpgraderOptions): WebSocketUpgrader {
@@ -78,7 +114,14 @@ export function createBunUpgrader(options: UpgraderOptions): WebSocketUpgrader {
         c,
         socketEvents(onSocket, (ctx) => {
           const ws = ctx.raw as BunSocket;
-          return { bufferedAmount: () => ws.getBufferedAmount(), ping: () => ws.ping(), onPong: (listener) => void (ws.data.pong = listener) };
+          const batch = batchedBunSends(ws);
+          return {
+            send: batch.send,
+            close: batch.close,
+            bufferedAmount: () => ws.getBufferedAmount(),
+            ping: () => ws.ping(),
+            onPong: (listener) => void (ws.data.pong = listener),
+          };
         }),
       ),
     refuse: (_c, response) => response,

@@ -13,6 +13,7 @@ import type { Duplex } from "node:stream";
 import { upgradeWebSocket } from "@hono/node-server";
 import type { Context } from "hono";
 import { WebSocketServer, type WebSocket } from "ws";
+import { batchedSends } from "./batched-sends.ts";
 import { socketEvents } from "./socket-events.ts";
 import type { UpgraderOptions, WebSocketUpgrader } from "./websocket-upgrader.ts";
 
@@ -50,7 +51,7 @@ export function createNodeUpgrader(options: UpgraderOptions): WebSocketUpgrader 
         c,
         socketEvents(onSocket, (ctx) => {
           const ws = ctx.raw as WebSocket;
-          return { bufferedAmount: () => ws.bufferedAmount, ping: () => ws.ping(), onPong: (listener) => ws.on("pong", listener) };
+          return { ...batchedSends(ws), ping: () => ws.ping(), onPong: (listener) => ws.on("pong", listener) };
         }),
       ),
     refuse(c: Context, response: Response) {

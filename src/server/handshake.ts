@@ -13,7 +13,7 @@ import { isAuthorized, offeredSubprotocols, SUBPROTOCOL } from "./bearer.ts";
 import { jsonError } from "./http-errors.ts";
 import type { ServeLimits } from "./limits.ts";
 import type { ServerState } from "./server-state.ts";
-import { generationOf, resolveSessionRef } from "./session-refs.ts";
+import { generationOf, resolveSessionHome } from "./session-refs.ts";
 
 /** The outcome of the checks: the route to serve, or the refusal to send. */
 export type UpgradeDecision = { accept: true; route: SocketRoute } | { accept: false; response: Response };
@@ -57,10 +57,10 @@ export async function decideUpgrade(request: Request, context: HandshakeContext)
     } catch {
       return refuse(404, "session_not_found", "session not found");
     }
-    const resolved = await resolveSessionRef(context.store, ref);
+    const resolved = await resolveSessionHome(context.store, ref);
     if (!resolved.ok) return refuse(404, resolved.code, resolved.message);
-    route = { kind: "apc", sessionId: resolved.session.id, cwd: resolved.session.cwd };
-    generation = await generationOf(resolved.session.id);
+    route = { kind: "apc", sessionId: resolved.id, cwd: resolved.cwd };
+    generation = await generationOf(resolved.id);
   } else {
     return refuse(404, "route_not_found", "no WebSocket route here; use /acp or /v1/session/{ref}/apc");
   }

@@ -29,3 +29,25 @@ export async function resolveSessionRef(store: SessionStore, ref: string): Promi
   }
   return { ok: false, code: "session_not_found", message: "session not found" };
 }
+
+/** The session an upgrade names: its id and working directory. */
+export type SessionHome = { ok: true; id: string; cwd: string } | Extract<RefResolution, { ok: false }>;
+
+/**
+ * Resolves `ref` for a WebSocket upgrade. An id is looked up alone — one
+ * file, not the whole list — so attaching stays cheap however many sessions
+ * are stored; only a title needs the list (an id wins over a title, as in
+ * {@link resolveSessionRef}).
+ */
+export async function resolveSessionHome(store: SessionStore, ref: string): Promise<SessionHome> {
+  if (await store.exists(ref)) {
+    try {
+      const { header } = await store.read(ref);
+      return { ok: true, id: header.id, cwd: header.cwd };
+    } catch {
+      // Deleted or damaged since: the list decides, as for any other ref.
+    }
+  }
+  const resolved = await resolveSessionRef(store, ref);
+  return resolved.ok ? { ok: true, id: resolved.session.id, cwd: resolved.session.cwd } : resolved;
+}

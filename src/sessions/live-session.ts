@@ -24,14 +24,28 @@ export type SessionNews =
   /** The mode, model or thinking level changed (`modeChanged` when the mode did). */
   | { type: "settings"; modeChanged: boolean };
 
-/** A client attached to a session: it sees every update of the session, in its own form. */
+/**
+ * What a client is to send: made once per view (see `SessionClient.viewKey`)
+ * and sent as is to every client of that view. Opaque to this layer.
+ */
+export type ClientOutput = unknown;
+
+/**
+ * A client attached to a session: it sees every update of the session, in its
+ * own form. Clients with the same `viewKey` see the same form, so each update
+ * is prepared once for all of them (serialised once, not once per client).
+ */
 export interface SessionClient {
   /** The connection's id, unique in the process. */
   id: string;
-  /** Shows one piece of news; rejects when the client is gone. */
-  tell(live: LiveSession, news: SessionNews): Promise<void>;
-  /** This client's view of one turn (it keeps per-client state such as output tails); rejects when the client is gone. */
-  watchTurn(live: LiveSession): (event: EngineEvent) => Promise<void>;
+  /** Clients with equal keys are shown identical output for the same news and events. */
+  viewKey: string;
+  /** What one piece of news looks like to clients of this view. */
+  prepareNews(live: LiveSession, news: SessionNews): ClientOutput[];
+  /** A view of one turn shared by the clients of this view (it keeps state such as output tails): what each event shows. */
+  watchTurn(live: LiveSession): (event: EngineEvent) => ClientOutput[];
+  /** Sends output prepared by a client of the same view; returns a promise only when the send is not done at once. Throws or rejects when the client is gone. */
+  send(live: LiveSession, output: readonly ClientOutput[]): Promise<void> | void;
   /** Called once the client is attached to the session, so the connection can detach it when it closes. */
   attached(sessionId: string): void;
 }

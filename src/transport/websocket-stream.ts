@@ -25,6 +25,8 @@ export interface WebSocketStream {
   closed: Promise<{ code: number; reason: string }>;
   /** Closes the socket (e.g. on shutdown). */
   close(code: number, reason: string): void;
+  /** Sends one message already serialised, after everything `writable` has passed on; throws when the socket is gone. */
+  sendSerialised(text: string): void;
 }
 
 const encoder = new TextEncoder();
@@ -45,14 +47,26 @@ export function createWebSocketStream(ws: WebSocketLike, limits: WebSocketLimits
     }
   };
 
-  const send = (message: JsonRpcObject) => {
+  const endInput = () => {
+    try {
+      controller.close();
+    } catch {
+      // Already closed or errored.
+    }
+  };
+
+  const sendSerialised = (text: string) => {
     if (!open) throw new Error("the WebSocket is closed");
-    ws.send(JSON.stringify(message));
+    ws.send(text);
     if (ws.bufferedAmount() > limits.maxBufferedBytes) {
       close(CLOSE.policyViolation, "outbound buffer limit exceeded: the client is not reading");
+      // Its input ends too: the connection is over now, not when a client that does not read finishes the close handshake.
+      endInput();
       throw new Error("the client is not reading its messages; disconnected");
     }
   };
+
+  const send = (message: JsonRpcObject) => sendSerialised(JSON.stringify(message));
 
   const receive = (data: string | Uint8Array, isBinary: boolean) => {
     if (!open) return;
@@ -102,11 +116,7 @@ export function createWebSocketStream(ws: WebSocketLike, limits: WebSocketLimits
   ws.onClose((code, reason) => {
     open = false;
     clearInterval(keepalive);
-    try {
-      controller.close();
-    } catch {
-      // Already closed or errored.
-    }
+    endInput();
     settle({ code, reason });
   });
 
@@ -123,5 +133,5 @@ export function createWebSocketStream(ws: WebSocketLike, limits: WebSocketLimits
     close: () => close(CLOSE.normal, "closed"),
     abort: () => close(CLOSE.goingAway, "aborted"),
   });
-  return { readable, writable, closed, close };
+  return { readable, writable, closed, close, sendSerialised };
 }

@@ -1,0 +1,296 @@
+// Many sessions in one `agent serve`, per runtime, against a fake model over real HTTP:
+//   (a) idle memory: N sessions created over REST, then each attached by one `/apc` WebSocket
+//       (initialize + session/new) and left idle; server RSS before and after → KB per session;
+//   (b) fan-out: a streamed 1,500-word answer on one `/apc` session watched by 1 client and on
+//       another watched by 16 clients (every client receives every update), runs interleaved
+//       (1, 16, 1, 16, …); the turn ends when the prompt is answered and every client has every
+//       chunk. Medians and the 16/1 ratio.
+//   Also the server process's CPU time per turn (user + system, from /proc), which the clients' own work does not inflate.
+// Usage: npm run bench:serve [-- --quick] [-- --runtimes node,bun,deno]
+//        (or `node bench/serve.mjs [--quick]` after `npm run build`)
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { cpus, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { execFileSync } from "node:child_process";
+import WebSocket from "ws";
+
+const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
+const bin = join(root, "node_modules", ".bin");
+const flags = process.argv.slice(2);
+const quick = flags.includes("--quick");
+const runtimesAt = flags.indexOf("--runtimes");
+const wanted = (flags.find((f) => f.startsWith("--runtimes="))?.slice("--runtimes=".length) ?? (runtimesAt >= 0 ? flags[runtimesAt + 1] : "node,bun")).split(",");
+/** `--only=fanout` or `--only=idle` runs one half (for profiling). */
+const only = flags.find((f) => f.startsWith("--only="))?.slice("--only=".length);
+const IDLE_SESSIONS = Number(process.env.BENCH_IDLE_SESSIONS ?? (quick ? 200 : 1000));
+const FAN_OUT = 16;
+const RUNS = quick ? 3 : 9;
+const WORDS = 1500;
+const token = "bench-token-0123456789abcdefghij";
+const cli = join(root, "dist", "cli.js");
+const servers = [
+  // BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR" profiles the Node server.
+  { name: "node dist/cli.js", runtime: "node", command: process.execPath, args: [...(process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? []), cli] },
+  { name: "bun dist/cli.js", runtime: "bun", command: join(bin, "bun"), args: [cli] },
+  { name: "deno dist/cli.js", runtime: "deno", command: join(bin, "deno"), args: ["run", "-A", "--quiet", cli] },
+].filter((s) => wanted.includes(s.runtime));
+
+// ---------- the fake model: OpenAI chat completions, answers at once, one word per delta ----------
+
+const answer = Array.from({ length: WORDS }, (_, i) => `word${i % 97} `);
+function chatStream(res) {
+  const base = { id: "chatcmpl-bench", object: "chat.completion.chunk", created: 0, model: "fake" };
+  const frame = (delta, finish = null) => `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  let body = frame({ role: "assistant", content: "" });
+  for (const word of answer) body += frame({ content: word });
+  body += frame({}, "stop");
+  body += `data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: WORDS, total_tokens: WORDS + 10 } })}\n\n`;
+  body += "data: [DONE]\n\n";
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  res.end(body);
+}
+const model = createServer((req, res) => {
+  req.resume();
+  req.on("end", () => (req.url?.startsWith("/v1/chat/completions") ? chatStream(res) : res.writeHead(404).end()));
+});
+await new Promise((done) => model.listen(0, "127.0.0.1", done));
+const modelUrl = `http://127.0.0.1:${model.address().port}`;
+
+// ---------- the server under test ----------
+
+function start(server, home) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(server.command, [...server.args, "agent", "serve", "--port", "0"], {
+      env: { ...process.env, ACP_EDGE_HOME: home, ACP_EDGE_TOKEN: token, BENCH_MODEL_KEY: "bench-key-not-secret" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let err = "";
+    child.stderr.setEncoding("utf8").on("data", (c) => {
+      err += c;
+      const url = /listening on (http:\/\/\S+)/.exec(err)?.[1];
+      if (url) resolvePromise({ child, url });
+    });
+    child.on("exit", (code) => reject(new Error(`server exited ${code}: ${err}`)));
+  });
+}
+
+/** Resident set of a process, in KB. */
+function rssKb(pid) {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+  } catch {
+    return Number(execFileSync("ps", ["-o", "rss=", "-p", String(pid)], { encoding: "utf8" }).trim());
+  }
+}
+
+/** CPU time (user + system) a process has used, in ms; undefined where /proc is missing. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms
+  } catch {
+    return undefined;
+  }
+}
+
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function createSession(url, cwd) {
+  const res = await fetch(`${url}/v1/sessions`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ cwd }),
+  });
+  if (res.status !== 201) throw new Error(`create session: ${res.status} ${await res.text()}`);
+  return (await res.json()).id;
+}
+
+/**
+ * One `/apc` client: raw JSON-RPC over `ws`. Updates are counted from the text without parsing
+ * them, so the bench's own cost per update stays small next to the server's.
+ */
+function attach(url, sessionId) {
+  return new Promise((resolvePromise, reject) => {
+    const ws = new WebSocket(`${url.replace(/^http/, "ws")}/v1/session/${sessionId}/apc`, ["agent-client-protocol.v1"], {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    const waiting = new Map();
+    const client = {
+      ws,
+      chunks: 0,
+      lastChunkAt: 0,
+      onChunk: undefined,
+      request(method, params) {
+        return new Promise((done, fail) => {
+          const id = ++next;
+          waiting.set(id, (m) => (m.error ? fail(new Error(`${method}: ${JSON.stringify(m.error)}`)) : done(m.result)));
+          ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+        });
+      },
+    };
+    let next = 0;
+    ws.on("message", (data) => {
+      // Looked at as bytes: decoding every update would make the bench's own work grow with the clients.
+      if (data.includes('"method":"session/update"')) {
+        if (data.includes('"agent_message_chunk"')) {
+          client.chunks += 1;
+          client.lastChunkAt = performance.now();
+          client.onChunk?.();
+        }
+        return;
+      }
+      const message = JSON.parse(data.toString());
+      if (message.method) return; // a request to the client (none expected here)
+      waiting.get(message.id)?.(message);
+      waiting.delete(message.id);
+    });
+    ws.once("open", () => resolvePromise(client));
+    ws.once("error", reject);
+  });
+}
+
+async function bind(client, sessionId, cwd) {
+  await client.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  const result = await client.request("session/new", { cwd, mcpServers: [] });
+  if (result.sessionId !== sessionId) throw new Error(`bound ${result.sessionId}, expected ${sessionId}`);
+}
+
+/** One prompt from the first client; resolves with ms until the answer and every client's last chunk. */
+async function turn(clients, sessionId) {
+  for (const c of clients) c.chunks = 0;
+  const started = performance.now();
+  const result = await clients[0].request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write 1500 words" }] });
+  if (result.stopReason !== "end_turn") throw new Error(`turn ended with ${result.stopReason}`);
+  const answeredAt = performance.now();
+  const expected = clients[0].chunks;
+  await Promise.all(
+    clients.slice(1).map((c) => (c.chunks >= expected ? undefined : new Promise((done) => (c.onChunk = () => c.chunks >= expected && done())))),
+  );
+  for (const c of clients) c.onChunk = undefined;
+  return { ms: Math.max(answeredAt, ...clients.map((c) => c.lastChunkAt)) - started, chunks: expected };
+}
+
+async function benchServer(server) {
+  const home = mkdtempSync(join(tmpdir(), "acp-edge-servebench-"));
+  const cwd = join(home, "project");
+  mkdirSync(cwd);
+  writeFileSync(
+    join(home, "settings.json"),
+    JSON.stringify({
+      defaultModel: "bench/fake",
+      maxRetries: 0,
+      providers: { bench: { api: "openai-compatible", baseUrl: `${modelUrl}/v1`, apiKeyEnv: "BENCH_MODEL_KEY", models: [{ id: "fake", contextWindow: 1_000_000 }] } },
+      serve: { maxConnections: IDLE_SESSIONS + 64, maxAttachedSessions: IDLE_SESSIONS + 16, maxClientsPerSession: FAN_OUT, pingIntervalSeconds: 30 },
+    }),
+  );
+  const { child, url } = await start(server, home);
+  const sockets = [];
+  try {
+    // (b) fan-out first, on a fresh process: one session with 1 client, one with 16.
+    const solo = await createSession(url, cwd);
+    const shared = await createSession(url, cwd);
+    const one = [await attach(url, solo)];
+    await bind(one[0], solo, cwd);
+    const many = [];
+    for (let i = 0; i < FAN_OUT; i += 1) {
+      const c = await attach(url, shared);
+      await bind(c, shared, cwd);
+      many.push(c);
+    }
+    await turn(one, solo); // warm-up: loads the model stack
+    await turn(many, shared);
+    const times = { one: [], many: [] };
+    const cpu = { one: 0, many: 0 };
+    let chunks = 0;
+    for (let i = 0; i < (only === "idle" ? 0 : RUNS); i += 1) {
+      let t = cpuMs(child.pid);
+      times.one.push((await turn(one, solo)).ms);
+      cpu.one += cpuMs(child.pid) - t;
+      t = cpuMs(child.pid);
+      const r = await turn(many, shared);
+      cpu.many += cpuMs(child.pid) - t;
+      times.many.push(r.ms);
+      chunks = r.chunks;
+    }
+    for (const c of [...one, ...many]) c.ws.close();
+    await sleep(300);
+
+    // (a) idle sessions: created first (files on disk), then attached, one socket each.
+    const ids = [];
+    for (let i = 0; i < (only === "fanout" ? 0 : IDLE_SESSIONS); i += 1) ids.push(await createSession(url, cwd));
+    await sleep(1000);
+    const before = rssKb(child.pid);
+    for (let i = 0; i < ids.length; i += 50) {
+      const batch = await Promise.all(ids.slice(i, i + 50).map((id) => attach(url, id)));
+      await Promise.all(batch.map((c, j) => bind(c, ids[i + j], cwd)));
+      sockets.push(...batch);
+    }
+    await sleep(2000);
+    const after = rssKb(child.pid);
+    const active = await (await fetch(`${url}/console/activity`, { headers: { Authorization: `Bearer ${token}` } })).json();
+    const attached = Object.values(active.sessions ?? {}).filter((s) => s.clients > 0).length;
+    if (attached < ids.length) throw new Error(`only ${attached} of ${IDLE_SESSIONS} sessions are attached`);
+    return {
+      name: server.name,
+      rssBeforeMb: before / 1024,
+      rssAfterMb: after / 1024,
+      perSessionKb: (after - before) / Math.max(1, ids.length),
+      oneMs: median(times.one),
+      manyMs: median(times.many),
+      chunks,
+      cpuOneMs: cpu.one / RUNS,
+      cpuManyMs: cpu.many / RUNS,
+    };
+  } finally {
+    for (const c of sockets) c.ws.terminate();
+    child.kill("SIGTERM");
+    await new Promise((done) => (child.exitCode !== null ? done() : child.once("exit", done)));
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+const version = (command, args) => {
+  try {
+    return execFileSync(command, args, { encoding: "utf8" }).split("\n")[0].trim();
+  } catch {
+    return "?";
+  }
+};
+const results = [];
+for (const server of servers) results.push(await benchServer(server));
+model.close();
+
+console.log(`agent serve, many sessions (${quick ? "quick" : "full"} run): ${IDLE_SESSIONS} idle /apc sessions; a ${WORDS}-word streamed turn, 1 vs ${FAN_OUT} clients, median of ${RUNS} interleaved runs`);
+console.log(
+  `machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), node ${process.version}, bun ${version(join(bin, "bun"), ["--version"])}` +
+    (wanted.includes("deno") ? `, ${version(join(bin, "deno"), ["--version"])}` : ""),
+);
+const cols = ["server", "RSS before", `RSS +${IDLE_SESSIONS}`, "per idle session", "turn, 1 client", `turn, ${FAN_OUT} clients`, `${FAN_OUT}/1`, "server CPU/turn, 1", `${FAN_OUT}`, `CPU ${FAN_OUT}/1`];
+const rows = results.map((r) => [
+  r.name,
+  `${r.rssBeforeMb.toFixed(1)} MB`,
+  `${r.rssAfterMb.toFixed(1)} MB`,
+  `${r.perSessionKb.toFixed(0)} KB`,
+  `${r.oneMs.toFixed(0)} ms`,
+  `${r.manyMs.toFixed(0)} ms`,
+  `${(r.manyMs / r.oneMs).toFixed(2)}×`,
+  Number.isNaN(r.cpuOneMs) ? "?" : `${r.cpuOneMs.toFixed(0)} ms`,
+  Number.isNaN(r.cpuManyMs) ? "?" : `${r.cpuManyMs.toFixed(0)} ms`,
+  Number.isNaN(r.cpuOneMs) ? "?" : `${(r.cpuManyMs / r.cpuOneMs).toFixed(2)}×`,
+]);
+const widths = cols.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i].length)));
+const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" | ")} |`;
+console.log(line(cols));
+console.log(`|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
+for (const r of rows) console.log(line(r));
+console.log(
+  `(${results[0]?.chunks ?? 0} agent_message_chunk updates per turn; a turn ends when every client has every chunk, so it includes the ` +
+    `clients' own work on this machine; server CPU/turn is the server process's user+system time per turn, mean of the runs. ` +
+    `Targets: ≤ 200 KB per idle session, ${FAN_OUT}/1 ≤ 1.10×)`,
+);

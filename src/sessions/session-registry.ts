@@ -37,6 +37,8 @@ export class SessionRegistry {
   /**
    * The live session `id`, or the one `open` brings back — opened once however
    * many callers ask at the same time, and only after a close under way has ended.
+   * A caller never inherits another caller's failure: when a shared opening
+   * fails, the callers that were waiting on it try again with their own `open`.
    */
   async getOrOpen(id: string, open: () => Promise<LiveSession>): Promise<LiveSession> {
     for (;;) {
@@ -48,7 +50,15 @@ export class SessionRegistry {
       const live = this.#sessions.get(id);
       if (live) return live;
       const opening = this.#opening.get(id);
-      if (opening) return await opening;
+      if (opening) {
+        try {
+          return await opening;
+        } catch {
+          // That opening failed for its caller (its cwd, its moment); ours gets its own try and its own answer.
+          if (this.#opening.get(id) === opening) this.#opening.delete(id);
+          continue;
+        }
+      }
       const started = open().then((session) => {
         this.#sessions.set(id, session);
         return session;

@@ -52,26 +52,44 @@ export async function loadContextFiles(home: string, cwd: string): Promise<Conte
 }
 
 /**
- * What the context files were read from: each searched directory's mtime
- * (a file added, removed or renamed there changes it) and each file's mtime
- * and size (an edit in place changes those). Comparing stamps costs one
- * stat per entry instead of reading every candidate file again.
+ * What the context files were read from: each searched directory's stamp
+ * (a file added, removed or renamed there changes it) and each found file's
+ * (an edit in place changes it). A stamp is the inode, size, mtime and ctime:
+ * the mtime alone misses a rewrite that keeps the size and sets the old mtime
+ * back (`rsync -t`, `cp -p`), and a path that now reaches another file (a
+ * swapped symbolic link) has another inode. Comparing stamps costs one stat
+ * per entry instead of reading every candidate file again.
  */
 export type ContextStamp = ReadonlyArray<{ path: string; stamp: string }>;
 
-async function stampOf(path: string): Promise<string> {
+/**
+ * An entry changed less than this before it was stamped may change again
+ * with the same stamp (clocks and file systems with coarse times: Deno
+ * reports ctime in whole seconds, FAT keeps 2 s), or may have changed after
+ * it was read and before it was stamped: it is read again at the next check.
+ */
+const RACY_MS = 3000;
+/** The stamp of an entry too recent to trust; never equal to a later stamp. */
+const RACY = "racy";
+
+async function stampOf(path: string, now: number): Promise<string> {
   const info = await statOrUndefined(path).catch(() => undefined);
-  return info ? `${info.mtimeMs}:${info.size}` : "missing";
+  if (!info) return "missing";
+  if (now - Math.max(info.mtimeMs, info.ctimeMs) <= RACY_MS) return RACY;
+  return `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
 }
 
 /** Stamps the directories searched and the files found, for `contextChanged`. */
 export async function stampContext(home: string, cwd: string, files: readonly ContextFile[]): Promise<ContextStamp> {
   const paths = [...searchedDirectories(home, cwd), ...files.map((f) => f.path)];
-  return await Promise.all(paths.map(async (path) => ({ path, stamp: await stampOf(path) })));
+  const now = Date.now();
+  return await Promise.all(paths.map(async (path) => ({ path, stamp: await stampOf(path, now) })));
 }
 
-/** Whether anything stamped changed since (a stat per entry; nothing is read). */
+/** Whether anything stamped changed since, or was too recent to judge (a stat per entry; nothing is read). */
 export async function contextChanged(stamp: ContextStamp): Promise<boolean> {
-  const now = await Promise.all(stamp.map((entry) => stampOf(entry.path)));
-  return now.some((value, i) => value !== stamp[i]!.stamp);
+  if (stamp.some((entry) => entry.stamp === RACY)) return true;
+  const now = Date.now();
+  const current = await Promise.all(stamp.map((entry) => stampOf(entry.path, now)));
+  return current.some((value, i) => value !== stamp[i]!.stamp);
 }

@@ -14,6 +14,10 @@ export interface FileInfo {
   isSymbolicLink: boolean;
   size: number;
   mtimeMs: number;
+  /** Changes with any write or metadata change, and cannot be set back by the file's owner (unlike `mtimeMs`). */
+  ctimeMs: number;
+  /** Which file this is: a path replaced by another file (rename, swapped link) has another inode. */
+  ino: number;
   mode: number;
 }
 
@@ -31,6 +35,8 @@ function toInfo(s: import("node:fs").Stats): FileInfo {
     isSymbolicLink: s.isSymbolicLink(),
     size: s.size,
     mtimeMs: s.mtimeMs,
+    ctimeMs: s.ctimeMs,
+    ino: s.ino,
     mode: s.mode,
   };
 }

@@ -22,7 +22,8 @@ const sources = new WeakMap<LiveSession, ContextSource>();
 
 /** Reads the context files for a session about to open, with the stamp `refreshContext` compares against. */
 export async function readContext(home: string, cwd: string): Promise<{ files: ContextFile[]; stamp: ContextStamp }> {
-  // Stamped before reading: an edit racing the read changes the stamp, and the next turn reads again.
+  // Folders are stamped before reading, files after: a file edited between its read and its stamp was
+  // changed moments before the stamp, which marks it too recent to trust, so the next turn reads again.
   const before = await stampContext(home, cwd, []);
   const files = await loadContextFiles(home, cwd);
   const fileStamps = await stampContext(home, cwd, files);

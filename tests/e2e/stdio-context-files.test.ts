@@ -4,7 +4,7 @@
  * added since the session opened — over real HTTP to the fake model.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync, writeFileSync } from "node:fs";
+import { renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectClient, initialize, acp, type TestClient } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, spawnAgent, type AgentProcess, type Sandbox } from "../helpers/agent-process.ts";
@@ -65,6 +65,38 @@ for (const runtime of RUNTIMES) {
       const system = await systemOfNextTurn();
       expect(system).not.toContain("Rule number two");
       expect(system).toContain("Home rule.");
+    });
+
+    // Whole seconds: every runtime and file system stores them exactly, so the rewrite below restores the time to the bit.
+    const SAME_TIME = 1_700_000_000;
+
+    test("a rewrite that keeps the file's size and modification time reaches the next prompt", async () => {
+      const path = join(sandbox.home, "AGENTS.md");
+      utimesSync(path, SAME_TIME, SAME_TIME);
+      expect(await systemOfNextTurn()).toContain("Home rule.");
+      // What `rsync -t` or `cp -p` of a same-length file leaves: new bytes, old size, old mtime, same directory entry.
+      writeFileSync(path, "Home RULE.\n");
+      utimesSync(path, SAME_TIME, SAME_TIME);
+      const system = await systemOfNextTurn();
+      expect(system).toContain("Home RULE.");
+      expect(system).not.toContain("Home rule.");
+    });
+
+    test("a file reached through a swapped symbolic link reaches the next prompt, even with the old size and time", async () => {
+      // The project's AGENTS.md points into a release folder through a `current` link, swapped atomically on deploy
+      // (in a folder the agent does not search, so no searched folder changes).
+      const deploy = join(sandbox.root, "deploy");
+      sandbox.write("deploy/one/AGENTS.md", "Release one.\n");
+      sandbox.write("deploy/two/AGENTS.md", "Release two.\n");
+      for (const release of ["one", "two"]) utimesSync(join(deploy, release, "AGENTS.md"), SAME_TIME, SAME_TIME);
+      symlinkSync(join(deploy, "one"), join(deploy, "current"));
+      symlinkSync(join(deploy, "current", "AGENTS.md"), join(sandbox.project, "AGENTS.md"));
+      expect(await systemOfNextTurn()).toContain("Release one.");
+      symlinkSync(join(deploy, "two"), join(deploy, "next"));
+      renameSync(join(deploy, "next"), join(deploy, "current"));
+      const system = await systemOfNextTurn();
+      expect(system).toContain("Release two.");
+      expect(system).not.toContain("Release one.");
     });
   });
 }

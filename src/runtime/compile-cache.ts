@@ -5,7 +5,7 @@
  * before; a cache that cannot be used costs only the time it would have saved.
  * @module
  */
-import { mkdirSync, statSync } from "node:fs";
+import { lstatSync, mkdirSync, statSync } from "node:fs";
 import module from "node:module";
 import os from "node:os";
 import { isAbsolute, join } from "node:path";
@@ -21,7 +21,7 @@ export function enableCompileCache(): void {
   try {
     // NODE_COMPILE_CACHE and NODE_DISABLE_COMPILE_CACHE are Node's own switches; Node honours them without a directory from us.
     if (process.env.NODE_COMPILE_CACHE || process.env.NODE_DISABLE_COMPILE_CACHE) return void enable();
-    const directory = privateCacheDirectory();
+    const directory = privateCacheDirectory(userCacheRoot());
     if (directory) enable(directory);
   } catch {
     // Start without the cache.
@@ -39,13 +39,15 @@ function userCacheRoot(): string | undefined {
 }
 
 /**
- * `<user cache>/acp-edge/compile-cache`, made one level at a time (a recursive
- * make can spin forever on some virtual file systems), and used only when it
- * is a folder of this user that nobody else may write: compiled code read
- * from a folder others can fill would run as this user.
+ * `<root>/acp-edge/compile-cache`, made one level at a time (a recursive
+ * make can spin forever on some virtual file systems), and used only when
+ * nobody else can change what it holds: compiled code read from a folder
+ * others can fill would run as this user. So the root may be shared only
+ * with the sticky bit (others cannot rename what is ours in it, as in
+ * `/tmp`), and both folders below it must be real folders (not links, whose
+ * owner could point them elsewhere later) of this user that only it may write.
  */
-function privateCacheDirectory(): string | undefined {
-  const root = userCacheRoot();
+export function privateCacheDirectory(root: string | undefined): string | undefined {
   if (!root) return undefined;
   const app = join(root, "acp-edge");
   const directory = join(app, "compile-cache");
@@ -56,10 +58,15 @@ function privateCacheDirectory(): string | undefined {
       if ((error as { code?: string }).code !== "EEXIST") return undefined;
     }
   }
-  const stats = statSync(directory);
-  if (!stats.isDirectory()) return undefined;
-  if (process.platform !== "win32") {
-    if (stats.uid !== process.getuid?.() || (stats.mode & 0o022) !== 0) return undefined;
+  if (process.platform === "win32") return statSync(directory).isDirectory() ? directory : undefined;
+  const uid = process.getuid?.();
+  const rootStats = statSync(root);
+  const othersMayWrite = (mode: number) => (mode & 0o022) !== 0;
+  if (!rootStats.isDirectory() || (othersMayWrite(rootStats.mode) && (rootStats.mode & 0o1000) === 0)) return undefined;
+  if (rootStats.uid !== uid && rootStats.uid !== 0) return undefined;
+  for (const folder of [app, directory]) {
+    const stats = lstatSync(folder);
+    if (!stats.isDirectory() || stats.uid !== uid || othersMayWrite(stats.mode)) return undefined;
   }
   return directory;
 }

@@ -42,7 +42,8 @@ export type SessionHome = { ok: true; id: string; cwd: string } | Extract<RefRes
 export async function resolveSessionHome(store: SessionStore, ref: string): Promise<SessionHome> {
   if (await store.exists(ref)) {
     try {
-      const { header } = await store.read(ref);
+      // The header alone: reading a long conversation on every upgrade would make attaching cost its length.
+      const header = await store.header(ref);
       return { ok: true, id: header.id, cwd: header.cwd };
     } catch {
       // Deleted or damaged since: the list decides, as for any other ref.

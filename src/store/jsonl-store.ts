@@ -12,6 +12,7 @@ import {
   makeDirectory,
   openAppend,
   readDir,
+  readFileHead,
   readTextFile,
   removeFile,
   removeTree,
@@ -21,7 +22,7 @@ import {
 import { dirname, join } from "../runtime/path.ts";
 import { redactValue } from "../runtime/secrets.ts";
 import { cwdSlug } from "./cwd-slug.ts";
-import { parseJournal } from "./journal-reader.ts";
+import { parseHeader, parseJournal } from "./journal-reader.ts";
 import { JsonlJournal, openJournalOf } from "./jsonl-journal.ts";
 import { pageOfSorted } from "./list-cursor.ts";
 import { createListIndex, type ListIndexSettings } from "./list-index.ts";
@@ -54,6 +55,9 @@ export interface JsonlStoreOptions {
   /** How `list` caches summaries; defaults suit every file system (tests narrow the racy window). */
   listIndex?: Partial<ListIndexSettings>;
 }
+
+/** Bytes of a session file read for its header alone; the header is one line, far shorter in practice. */
+const HEADER_WINDOW_BYTES = 64 * 1024;
 
 /** The JSONL store rooted at `dir` (created on first `create`). */
 export function createJsonlStore(dir: string, options: JsonlStoreOptions = {}): SessionStore {
@@ -161,6 +165,23 @@ export function createJsonlStore(dir: string, options: JsonlStoreOptions = {}): 
       assertSessionId(id);
       const { endsWithNewline: _, ...session } = await readSession(id, await requireFile(id));
       return session;
+    },
+
+    async header(id) {
+      assertSessionId(id);
+      const file = await requireFile(id);
+      let head: Uint8Array;
+      try {
+        head = await readFileHead(file, HEADER_WINDOW_BYTES);
+      } catch (error) {
+        if (isNotFound(error)) throw notFound(id);
+        throw ioError(id, "read", error);
+      }
+      const text = new TextDecoder().decode(head);
+      const newline = text.indexOf("\n");
+      // A header longer than the window (thousands of extra directories), or one of another id, is judged by the full reader.
+      const header = newline < 0 ? undefined : parseHeader(text.slice(0, newline), file);
+      return header?.id === id ? header : (await readSession(id, file)).header;
     },
 
     async list(options = {}) {

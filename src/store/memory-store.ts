@@ -105,6 +105,10 @@ export function createMemoryStore(): SessionStore {
       return loaded(find(id));
     },
 
+    async header(id) {
+      return loaded(find(id)).header;
+    },
+
     async list(options = {}) {
       const summaries = [...sessions.values()].map((s) => {
         const title = titleOf(s.entries);

@@ -66,6 +66,8 @@ export interface SessionStore {
   open(id: string): Promise<LoadedSession & { journal: SessionJournal }>;
   /** Reads a session without locking (fork, inspection). */
   read(id: string): Promise<LoadedSession>;
+  /** Reads only a session's header, however long its conversation (checks such as a WebSocket upgrade's). */
+  header(id: string): Promise<SessionHeader>;
   /** Newest first by updatedAt; `cwd` filters exactly; pages of `limit` (default 50); `nextCursor` when more remain. */
   list(options?: { cwd?: string; cursor?: string; limit?: number }): Promise<{ sessions: SessionSummary[]; nextCursor?: string }>;
   /** Idempotent; a session that is open (locked) in ANOTHER live process is refused with StoreError("locked"). */

@@ -55,6 +55,15 @@ describe.each(stores)("%s store", (_name, makeStore) => {
     expect(await store.exists("sess_nope")).toBe(false);
   });
 
+  test("header reads the header alone, the same as read gives; an unknown id is not_found", async () => {
+    const store = makeStore();
+    const journal = await store.create({ id: "sess_head", cwd: "/home/u/h", additionalDirectories: ["/home/u/lib"] });
+    await journal.append(userMessage("hello"), { sync: true });
+    await journal.close();
+    expect(await store.header("sess_head")).toEqual((await store.read("sess_head")).header);
+    expect((await storeError(store.header("sess_missing"))).code).toBe("not_found");
+  });
+
   test("entries come back as written, and later changes to the object do not leak in", async () => {
     const store = makeStore();
     const journal = await store.create({ id: "sess_copy", cwd: "/w", additionalDirectories: [], forkedFrom: "sess_a" });

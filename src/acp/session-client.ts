@@ -49,10 +49,52 @@ function viewKeyOf(capabilities: ClientCapabilities): string {
   return `terminal_output=${terminalOutput},compaction=${compaction}`;
 }
 
+/** Characters of updates held for a client whose join is not answered yet; past this it is dropped like a client that does not read. */
+const MAX_HELD_CHARS = 16 * 1024 * 1024;
+
+/** A session client whose output waits until the response to the request that attached it is out. */
+export interface JoiningClient extends SessionClient {
+  /** Sends what was held, once the response now being written is out; call when the joining request ends, however it ends. */
+  releaseAfterAnswer(): void;
+}
+
 /** This connection as a session client, with the capabilities it has now. */
 export function sessionClient(services: AgentServices, state: ConnectionState, client: AgentContext): SessionClient {
+  return createSessionClient(services, state, client, false);
+}
+
+/**
+ * This connection as a client joining a session another client may be
+ * using: updates of a turn already running are held until the join is
+ * answered, so none reaches the client before the response (or, for
+ * `session/load`, before the replayed history) — and none is lost.
+ */
+export function joiningSessionClient(services: AgentServices, state: ConnectionState, client: AgentContext): JoiningClient {
+  return createSessionClient(services, state, client, true);
+}
+
+function createSessionClient(services: AgentServices, state: ConnectionState, client: AgentContext, hold: true): JoiningClient;
+function createSessionClient(services: AgentServices, state: ConnectionState, client: AgentContext, hold: boolean): SessionClient;
+function createSessionClient(services: AgentServices, state: ConnectionState, client: AgentContext, hold: boolean): JoiningClient {
   const capabilities = state.clientCapabilities;
   const prepare = (live: LiveSession, update: SessionUpdate) => new PreparedUpdate(live.agent.id, update);
+  let held: PreparedUpdate[] | undefined = hold ? [] : undefined;
+  let heldChars = 0;
+  let notified: Promise<void> = Promise.resolve();
+  const transmit = (items: readonly PreparedUpdate[]): Promise<void> | void => {
+    // Straight to the socket, in order with everything sent before; otherwise through the connection.
+    const direct = state.sendSerialised;
+    if (direct) {
+      for (const item of items) direct(item.text);
+      return;
+    }
+    // One after another, after those of earlier sends (held ones included).
+    const sending = notified.then(async () => {
+      for (const item of items) await client.notify(methods.client.session.update, item.params);
+    });
+    notified = sending.catch(() => undefined);
+    return sending;
+  };
   return {
     id: state.id,
     viewKey: viewKeyOf(capabilities),
@@ -68,18 +110,31 @@ export function sessionClient(services: AgentServices, state: ConnectionState, c
     },
     send(_live, output) {
       const items = output as readonly PreparedUpdate[];
-      // Straight to the socket, in order with everything sent before; otherwise through the connection.
-      const direct = state.sendSerialised;
-      if (direct) {
-        for (const item of items) direct(item.text);
-        return;
+      if (!held) return transmit(items);
+      for (const item of items) {
+        held.push(item);
+        heldChars += item.text.length;
       }
-      return (async () => {
-        for (const item of items) await client.notify(methods.client.session.update, item.params);
-      })();
+      if (heldChars > MAX_HELD_CHARS) {
+        held = [];
+        throw new Error("too many updates while the client was joining; disconnected from the session");
+      }
     },
     attached(sessionId) {
       state.sessions.add(sessionId);
+    },
+    releaseAfterAnswer() {
+      // A timer, not a microtask: the SDK has written the response by the time it fires (as for announceSession).
+      setTimeout(() => {
+        const items = held ?? [];
+        held = undefined;
+        heldChars = 0;
+        try {
+          void Promise.resolve(transmit(items)).catch(() => undefined);
+        } catch {
+          // Gone meanwhile: its next update drops it from the session.
+        }
+      }, 0);
     },
   };
 }

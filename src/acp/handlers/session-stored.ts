@@ -16,7 +16,7 @@ import type { ConnectionState } from "../connection-state.ts";
 import { invalidParams } from "../errors.ts";
 import { methods, type AgentApp, type AgentContext } from "../sdk.ts";
 import { announceSession } from "../session-announce.ts";
-import { sessionClient } from "../session-client.ts";
+import { joiningSessionClient, sessionClient } from "../session-client.ts";
 import { replayUpdates } from "../session-replay.ts";
 
 const ForkParams = v.object({
@@ -54,13 +54,16 @@ export async function bindScopedSession(
   if (params.sessionId !== undefined && params.sessionId !== scope.sessionId) {
     throw invalidParams(`this connection is scoped to session ${scope.sessionId}`, { sessionId: params.sessionId, scopedTo: scope.sessionId });
   }
-  const { live, history } = await joinSession(services, { ...params, sessionId: scope.sessionId }, sessionClient(services, state, client), {
-    history: options.replay,
-  });
-  state.bound = true;
-  if (history) await replay(client, live, history);
-  announceSession(client, live, services);
-  return { sessionId: live.agent.id, modes: modeState(live), configOptions: configOptions(live, services) };
+  const joining = joiningSessionClient(services, state, client);
+  try {
+    const { live, history } = await joinSession(services, { ...params, sessionId: scope.sessionId }, joining, { history: options.replay });
+    state.bound = true;
+    if (history) await replay(client, live, history);
+    announceSession(client, live, services);
+    return { sessionId: live.agent.id, modes: modeState(live), configOptions: configOptions(live, services) };
+  } finally {
+    joining.releaseAfterAnswer();
+  }
 }
 
 /** Registers `session/list`, `session/load`, `session/resume` and `session/fork`. */
@@ -91,10 +94,15 @@ export function registerStoredSessions(app: AgentApp, services: AgentServices, s
       const { sessionId: _id, ...response } = await bindScopedSession(services, state, client, params, { replay: true });
       return response;
     }
-    const { live, history } = await joinSession(services, params, sessionClient(services, state, client), { history: true });
-    await replay(client, live, history ?? []);
-    announceSession(client, live, services);
-    return { modes: modeState(live), configOptions: configOptions(live, services) };
+    const joining = joiningSessionClient(services, state, client);
+    try {
+      const { live, history } = await joinSession(services, params, joining, { history: true });
+      await replay(client, live, history ?? []);
+      announceSession(client, live, services);
+      return { modes: modeState(live), configOptions: configOptions(live, services) };
+    } finally {
+      joining.releaseAfterAnswer();
+    }
   });
 
   app.onRequest(methods.agent.session.resume, async ({ params, client }) => {
@@ -102,9 +110,14 @@ export function registerStoredSessions(app: AgentApp, services: AgentServices, s
       const { sessionId: _id, ...response } = await bindScopedSession(services, state, client, params, { replay: false });
       return response;
     }
-    const { live } = await joinSession(services, params, sessionClient(services, state, client), { history: false });
-    announceSession(client, live, services);
-    return { modes: modeState(live), configOptions: configOptions(live, services) };
+    const joining = joiningSessionClient(services, state, client);
+    try {
+      const { live } = await joinSession(services, params, joining, { history: false });
+      announceSession(client, live, services);
+      return { modes: modeState(live), configOptions: configOptions(live, services) };
+    } finally {
+      joining.releaseAfterAnswer();
+    }
   });
 
   app.onRequest("session/fork", parseForkParams, async ({ params, client }) => {

@@ -69,6 +69,8 @@ export function createAgentApp(services: AgentServices, scope?: SessionScope, se
 export function connectAgent(services: AgentServices, stream: MessageStreamPair, scope?: SessionScope): { closed: Promise<void> } {
   const { app, state } = createAgentApp(services, scope, stream.sendSerialised);
   const cancelOwnTurns = () => {
+    // A prompt of this client still getting ready (tools, context files, the prompt's files) sees this before its turn starts.
+    state.inputEnded.abort(new Error("the client disconnected"));
     for (const id of state.sessions) {
       const live = services.sessions.get(id);
       if (live?.turnOwner === state.id) live.agent.cancel("the client disconnected");

@@ -30,6 +30,8 @@ export interface ConnectionState {
    * clients go this way, serialised once for all of them.
    */
   sendSerialised?: (text: string) => void;
+  /** Aborted when the client's input ends: its prompts are cancelled, also those whose turn has not started yet. */
+  inputEnded: AbortController;
 }
 
 /** A fresh connection: authenticated, no sessions, capabilities unknown until `initialize`. */
@@ -45,5 +47,6 @@ export function newConnectionState(scope?: SessionScope): ConnectionState {
     clientCapabilities: {},
     authenticated: true,
     sessions: new Set(),
+    inputEnded: new AbortController(),
   };
 }

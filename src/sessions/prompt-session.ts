@@ -70,6 +70,11 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
     // Durable before the turn is answered, not before the model is asked (see SessionRecorder).
     if (title) await setTitle(live, title, { ahead: true });
   }
+  // A request cancelled while the turn was getting ready (its client may be gone) starts no turn: nobody would stop it.
+  if (request.signal.aborted) {
+    await live.recorder.settle();
+    return "cancelled";
+  }
   // Cancelling the request cancels the turn like a cancel from any client.
   const onAbort = () => live.agent.cancel("the request was cancelled");
   request.signal.addEventListener("abort", onAbort, { once: true });

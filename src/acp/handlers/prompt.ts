@@ -47,7 +47,8 @@ export function registerPrompt(app: AgentApp, services: AgentServices, state: Co
         ...(leading === undefined ? {} : { slashText: leading }),
         // An expanded template replaces the command line; the attachments after it stay.
         readPrompt: (text) => promptToContent(text === undefined ? params.prompt : [{ type: "text", text }, ...params.prompt.slice(1)], live.agent.workspace),
-        signal,
+        // The request's own cancellation, or the end of this client's input.
+        signal: AbortSignal.any([signal, state.inputEnded.signal]),
         turn: {
           authorize: createAuthorizer({ live, client, onGrant: (grant) => live.recorder.write({ type: "grant", grant }, true) }),
           workspace: clientWorkspace(live.agent.workspace, client, state.clientCapabilities, live.agent.id),

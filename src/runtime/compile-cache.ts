@@ -8,7 +8,7 @@
 import { lstatSync, mkdirSync, statSync } from "node:fs";
 import module from "node:module";
 import os from "node:os";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join, win32 } from "node:path";
 import process from "node:process";
 import { detectRuntime } from "./detect.ts";
 
@@ -21,21 +21,34 @@ export function enableCompileCache(): void {
   try {
     // NODE_COMPILE_CACHE and NODE_DISABLE_COMPILE_CACHE are Node's own switches; Node honours them without a directory from us.
     if (process.env.NODE_COMPILE_CACHE || process.env.NODE_DISABLE_COMPILE_CACHE) return void enable();
-    const directory = privateCacheDirectory(userCacheRoot());
+    const sources = { platform: process.platform, home: os.homedir(), xdgCacheHome: process.env.XDG_CACHE_HOME, localAppData: process.env.LOCALAPPDATA };
+    const directory = privateCacheDirectory(userCacheRoot(sources));
     if (directory) enable(directory);
   } catch {
     // Start without the cache.
   }
 }
 
-/** The user's own cache folder for this OS, when there is one. */
-function userCacheRoot(): string | undefined {
-  const home = os.homedir();
-  if (process.platform === "win32") return process.env.LOCALAPPDATA || undefined;
-  if (process.platform === "darwin") return home ? join(home, "Library", "Caches") : undefined;
-  const xdg = process.env.XDG_CACHE_HOME;
-  if (xdg && isAbsolute(xdg)) return xdg;
-  return home ? join(home, ".cache") : undefined;
+/** What the user's cache folder is found from. */
+export interface CacheRootSources {
+  platform: string;
+  home: string;
+  xdgCacheHome?: string | undefined;
+  localAppData?: string | undefined;
+}
+
+/**
+ * The user's own cache folder for this OS, when there is one. Only an
+ * absolute folder counts: Node's `os.homedir()` returns `$HOME` as it is,
+ * and a relative one would put the cache in whatever folder the agent was
+ * started in (the user's project).
+ */
+export function userCacheRoot({ platform, home, xdgCacheHome, localAppData }: CacheRootSources): string | undefined {
+  const absolute = (folder: string | undefined): folder is string => Boolean(folder) && (platform === "win32" ? win32.isAbsolute(folder!) : isAbsolute(folder!));
+  if (platform === "win32") return absolute(localAppData) ? localAppData : undefined;
+  if (platform === "darwin") return absolute(home) ? join(home, "Library", "Caches") : undefined;
+  if (absolute(xdgCacheHome)) return xdgCacheHome;
+  return absolute(home) ? join(home, ".cache") : undefined;
 }
 
 /**

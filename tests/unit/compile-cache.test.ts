@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { privateCacheDirectory } from "../../src/runtime/compile-cache.ts";
+import { privateCacheDirectory, userCacheRoot } from "../../src/runtime/compile-cache.ts";
 
 const made: string[] = [];
 
@@ -59,5 +59,22 @@ describe("privateCacheDirectory", () => {
     chmodSync(shared, 0o1777);
     symlinkSync(elsewhere, join(shared, "acp-edge"));
     expect(privateCacheDirectory(shared)).toBeUndefined();
+  });
+});
+
+describe("userCacheRoot", () => {
+  test("the XDG folder, ~/.cache, ~/Library/Caches and %LOCALAPPDATA%", () => {
+    expect(userCacheRoot({ platform: "linux", home: "/home/u", xdgCacheHome: "/var/cache/u" })).toBe("/var/cache/u");
+    expect(userCacheRoot({ platform: "linux", home: "/home/u" })).toBe("/home/u/.cache");
+    expect(userCacheRoot({ platform: "darwin", home: "/Users/u" })).toBe("/Users/u/Library/Caches");
+    expect(userCacheRoot({ platform: "win32", home: "C:\\Users\\u", localAppData: "C:\\Users\\u\\AppData\\Local" })).toBe("C:\\Users\\u\\AppData\\Local");
+  });
+
+  test("a relative HOME, XDG folder or LOCALAPPDATA gives no cache: it would land in whatever folder the agent was started in", () => {
+    // Node's os.homedir() returns $HOME as it is, relative or not.
+    expect(userCacheRoot({ platform: "linux", home: "project" })).toBeUndefined();
+    expect(userCacheRoot({ platform: "linux", home: ".", xdgCacheHome: "cache" })).toBeUndefined();
+    expect(userCacheRoot({ platform: "darwin", home: "." })).toBeUndefined();
+    expect(userCacheRoot({ platform: "win32", home: ".", localAppData: "AppData" })).toBeUndefined();
   });
 });

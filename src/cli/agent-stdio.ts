@@ -14,13 +14,20 @@ import { buildServices } from "./build-services.ts";
 export async function runStdio(options: CliOptions): Promise<number> {
   // The protocol stack compiles while the settings files are read.
   const [services, { serveConnection }] = await Promise.all([buildServices(options), import("../acp/agent-app.ts")]);
-  // A terminated agent still answers its turns `cancelled`, flushes its journals and frees their locks.
+  const stream = openStdioMessageStream();
+  // A terminated agent ends as at the end of its input: running turns are answered `cancelled`, those
+  // answers are written out, journals flushed and their locks freed. A second signal stops waiting for answers.
+  let stopping = false;
   const stopOn = (signal: "SIGINT" | "SIGTERM") =>
     onSignal(signal, () => {
+      if (!stopping) {
+        stopping = true;
+        stream.endInput();
+        return;
+      }
       void services.sessions.releaseAll().finally(() => exitProcess(0));
     });
   const removeHandlers = [stopOn("SIGINT"), stopOn("SIGTERM")];
-  const stream = openStdioMessageStream();
   const served = serveConnection(services, stream);
   const end = await stream.closed;
   await served;

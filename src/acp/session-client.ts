@@ -71,8 +71,10 @@ export function sessionClient(services: AgentServices, state: ConnectionState, c
       // Straight to the socket, in order with everything sent before; otherwise through the connection.
       const direct = state.sendSerialised;
       if (direct) {
-        for (const item of items) direct(item.text);
-        return;
+        // A backed-up output answers with a promise: the turn waits for it, as it would for a slow client.
+        let backedUp: Promise<void> | undefined;
+        for (const item of items) backedUp = direct(item.text) || backedUp;
+        return backedUp;
       }
       return (async () => {
         for (const item of items) await client.notify(methods.client.session.update, item.params);

@@ -56,11 +56,7 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
           text.text += event.text;
           textId ??= newMessageId();
           const shown = shownText.push(event.text);
-          if (shown) {
-            // Most sinks take a delta at once and return nothing: no promise to wait for.
-            const sent = emit({ type: "text_delta", messageId: textId, text: shown });
-            if (sent) await sent;
-          }
+          if (shown) await emit({ type: "text_delta", messageId: textId, text: shown });
           break;
         }
         case "thinking": {
@@ -70,11 +66,7 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
           if (event.text) {
             thoughtId ??= newMessageId();
             const shown = shownThinking.push(event.text);
-            if (shown) {
-            // Most sinks take a delta at once and return nothing: no promise to wait for.
-            const sent = emit({ type: "thinking_delta", messageId: thoughtId, text: shown });
-            if (sent) await sent;
-          }
+            if (shown) await emit({ type: "thinking_delta", messageId: thoughtId, text: shown });
           }
           break;
         }

@@ -68,15 +68,15 @@ export class SessionRecorder {
     await this.#journal.append(entry as unknown as Record<string, unknown> & { type: string }, { sync });
   }
 
-  /** Records what an engine event means for the journal, if anything; returns a promise only when it writes. */
-  record(event: EngineEvent, agent: AgentSession): Promise<void> | undefined {
+  /** Records what an engine event means for the journal, if anything. */
+  async record(event: EngineEvent, agent: AgentSession): Promise<void> {
     switch (event.type) {
       case "message":
         this.#messages += 1;
-        if (event.message.role === "user") return void this.writeAhead({ type: "message", messageId: event.messageId, message: event.message });
-        return this.write({ type: "message", messageId: event.messageId, message: event.message }, true);
+        if (event.message.role === "user") return this.writeAhead({ type: "message", messageId: event.messageId, message: event.message });
+        return await this.write({ type: "message", messageId: event.messageId, message: event.message }, true);
       case "tool_call":
-        return this.write({
+        return await this.write({
           type: "tool_call",
           toolCallId: event.toolCallId,
           toolName: event.toolName,
@@ -87,7 +87,7 @@ export class SessionRecorder {
         });
       case "tool_call_update":
         if (event.status === "in_progress") return;
-        return this.write({
+        return await this.write({
           type: "tool_result",
           toolCallId: event.toolCallId,
           status: event.status,
@@ -98,10 +98,10 @@ export class SessionRecorder {
           ...(event.exit ? { exit: event.exit } : {}),
         });
       case "plan":
-        return this.write({ type: "plan", entries: event.entries });
+        return await this.write({ type: "plan", entries: event.entries });
       case "usage": {
         const t = agent.totals;
-        return this.write({
+        return await this.write({
           type: "usage",
           used: event.used,
           size: event.size,
@@ -114,7 +114,7 @@ export class SessionRecorder {
       }
       case "compaction":
         if (event.phase !== "completed" || event.summary === undefined || event.keptMessages === undefined) return;
-        return this.write(
+        return await this.write(
           { type: "compaction", summary: event.summary, keptFrom: this.#messages - event.keptMessages, tokensBefore: event.tokensBefore ?? 0 },
           true,
         );

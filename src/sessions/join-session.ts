@@ -22,10 +22,29 @@ export interface JoinRequest {
   mcpServers?: readonly unknown[];
 }
 
-async function checkSameCwd(live: LiveSession, cwd: string): Promise<void> {
+const canonical = (path: string) => realPath(path).catch(() => path);
+
+/**
+ * A client joining a session that is already open must name its cwd and, if
+ * it names them, the same extra roots: the roots are the session's, and one
+ * client may not widen them for the others (nor be told it has roots it has not).
+ */
+async function checkSameRoots(live: LiveSession, request: JoinRequest): Promise<void> {
+  const { cwd, additionalDirectories } = request;
   await checkDirectory(cwd, "cwd");
-  const [a, b] = await Promise.all([realPath(live.cwd).catch(() => live.cwd), realPath(cwd).catch(() => cwd)]);
+  const [a, b] = await Promise.all([canonical(live.cwd), canonical(cwd)]);
   if (a !== b) throw new SessionError("invalid_params", `session ${live.agent.id} belongs to ${live.cwd}, not ${cwd}`, { cwd, sessionCwd: live.cwd });
+  if (additionalDirectories === undefined) return;
+  for (const dir of additionalDirectories) await checkDirectory(dir, "additionalDirectories");
+  const [requested, current] = await Promise.all([Promise.all(additionalDirectories.map(canonical)), Promise.all(live.additionalDirectories.map(canonical))]);
+  const same = new Set(requested).size === new Set(current).size && requested.every((dir) => current.includes(dir));
+  if (!same) {
+    throw new SessionError(
+      "invalid_params",
+      `session ${live.agent.id} is open with other additionalDirectories; a client joining it cannot change them`,
+      { additionalDirectories, sessionAdditionalDirectories: live.additionalDirectories },
+    );
+  }
 }
 
 /**
@@ -47,7 +66,7 @@ export async function joinSession(
       return (await reviveSession(services, request)).live;
     });
     // A session opened for another caller was checked against that caller's cwd, not ours.
-    if (!revived) await checkSameCwd(live, request.cwd);
+    if (!revived) await checkSameRoots(live, request);
     // Its last client may have left while we checked: then it is closing, and we open it again.
     if (services.sessions.get(request.sessionId) === live) break;
   }

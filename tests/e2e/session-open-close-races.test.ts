@@ -61,6 +61,14 @@ describe.each(RUNTIMES)("session open/close races on %s", (runtime) => {
         // Prompt, then vanish without waiting: the session is released while its turn is cancelled.
         first.socket.send({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId: id, prompt: [{ type: "text", text: "hi" }] } });
         first.ws.terminate();
+        // Attach the moment the server has seen the socket go, while the session is released. Attached
+        // before that, the second client would share a live session whose first turn still runs, and
+        // its prompt would rightly be answered session_busy: a different case from the one tested here.
+        for (const started = Date.now(); ; ) {
+          const open = (await (await fetch(`${server.url}/v1/capabilities`, { headers: bearer(TOKEN) })).json()).connections.open;
+          if (open === 0) break;
+          if (Date.now() - started > 10_000) throw new Error("the server did not see the first socket close");
+        }
         const second = await attach();
         expect(second.joined.error).toBeUndefined();
         // It joined a session that is open for good, not one on its way out.

@@ -204,17 +204,16 @@ async function session(target, idle) {
   await agent.close();
 }
 
-// The AI SDK alone, as the agent calls it (streamText over the Anthropic provider): the part of the
-// agent-added time that is the SDK's own stream pipeline.
-const { streamText } = await import("ai");
+// The provider package alone, as the agent calls it (the Anthropic model's own doStream): the part of
+// the agent-added time that is the provider's stream pipeline (SSE parsing, response validation).
 const { createAnthropic } = await import("@ai-sdk/anthropic");
 const sdkModel = createAnthropic({ baseURL: `${baseUrl}/v1`, apiKey: KEY })("claude-sonnet-4-5");
 async function sdkStream(long) {
   const started = performance.now();
-  const result = streamText({ model: sdkModel, messages: [{ role: "user", content: long ? "LONG ANSWER" : "hi" }], maxRetries: 0 });
+  const { stream } = await sdkModel.doStream({ prompt: [{ role: "user", content: [{ type: "text", text: long ? "LONG ANSWER" : "hi" }] }] });
   let first;
   let deltas = 0;
-  for await (const part of result.fullStream) {
+  for await (const part of stream) {
     if (part.type !== "text-delta") continue;
     deltas += 1;
     first ??= performance.now() - started;
@@ -223,7 +222,7 @@ async function sdkStream(long) {
 }
 
 const BARE = "bare client (fetch on node)";
-const SDK = "AI SDK alone (node)";
+const SDK = "provider alone (node)";
 async function bare() {
   for (let i = 0; i < turnsPerSpawn; i += 1) {
     for (const [name, read] of [[BARE, bareStream], [SDK, sdkStream]]) {

@@ -45,7 +45,7 @@ async function detachAll(services: AgentServices, state: ConnectionState): Promi
 }
 
 /** A new agent app for one connection, with every handler registered. */
-export function createAgentApp(services: AgentServices, scope?: SessionScope, sendSerialised?: (text: string) => void): AgentAppHandle {
+export function createAgentApp(services: AgentServices, scope?: SessionScope, sendSerialised?: (text: string) => Promise<void> | void): AgentAppHandle {
   const state = newConnectionState(scope);
   if (sendSerialised) state.sendSerialised = sendSerialised;
   const app = acp.agent({ name: "acp-edge" });

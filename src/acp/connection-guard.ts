@@ -23,9 +23,10 @@ export interface MessageStreamPair {
   writable: WritableStream<Message>;
   /**
    * Transports that can take a message already serialised offer this: it sends the text at once, after
-   * whatever `writable` has already passed on, and throws when the connection is gone.
+   * whatever `writable` has already passed on, and throws when the connection is gone; a promise it returns
+   * settles when the output has room again.
    */
-  sendSerialised?: (text: string) => void;
+  sendSerialised?: (text: string) => Promise<void> | void;
 }
 
 export interface GuardOptions {

@@ -26,10 +26,10 @@ export interface ConnectionState {
   sessions: Set<string>;
   /**
    * Set when the transport takes messages already serialised (and redacted): sends one at once, in order with
-   * the messages written before it; throws when the connection is gone. Session updates shared by several
-   * clients go this way, serialised once for all of them.
+   * the messages written before it; throws when the connection is gone; a promise it returns settles when the
+   * output has room again. Session updates shared by several clients go this way, serialised once for all of them.
    */
-  sendSerialised?: (text: string) => void;
+  sendSerialised?: (text: string) => Promise<void> | void;
   /** Aborted when the client's input ends: its prompts are cancelled, also those whose turn has not started yet. */
   inputEnded: AbortController;
 }

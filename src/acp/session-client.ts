@@ -85,8 +85,10 @@ function createSessionClient(services: AgentServices, state: ConnectionState, cl
     // Straight to the socket, in order with everything sent before; otherwise through the connection.
     const direct = state.sendSerialised;
     if (direct) {
-      for (const item of items) direct(item.text);
-      return;
+      // A backed-up output answers with a promise: the turn waits for it, as it would for a slow client.
+      let backedUp: Promise<void> | undefined;
+      for (const item of items) backedUp = direct(item.text) || backedUp;
+      return backedUp;
     }
     // One after another, after those of earlier sends (held ones included).
     const sending = notified.then(async () => {

@@ -1,5 +1,5 @@
 /**
- * Turns whatever the AI SDK throws or streams as an error into a short
+ * Turns whatever a provider package throws or streams as an error into a short
  * `ModelError` a user can act on: provider, HTTP status, the provider's own
  * words. Never request headers, never the key.
  * @module
@@ -22,7 +22,7 @@ function displayUrl(endpoint: ProviderEndpoint): string {
 }
 
 /**
- * Maps an SDK error (thrown, or from an `error` stream part) to a redacted
+ * Maps a provider error (thrown, or from an `error` stream part) to a redacted
  * `ModelError`. Pass the endpoint with the base URL actually used.
  */
 export function toModelError(error: unknown, endpoint: ProviderEndpoint): ModelError {
@@ -30,30 +30,22 @@ export function toModelError(error: unknown, endpoint: ProviderEndpoint): ModelE
   // A client made outside the configuration (the public API, tests) may not have registered its key;
   // it must be known before any provider text is cut, or a cut could leave part of it.
   for (const secret of endpointSecrets(endpoint)) registerSecret(secret);
-  const inner = unwrapRetry(error);
-  const status = statusOf(inner);
+  const status = statusOf(error);
   let message: string;
   if (status !== undefined && status >= 200 && status < 300) {
     // The request succeeded and the body then failed: the connection dropped mid-stream.
-    const cause = asRecord(inner)?.cause;
+    const cause = asRecord(error)?.cause;
     message = `the response stream broke off (${networkProblem(cause) ?? providerMessage(cause) ?? "connection lost"})`;
   } else if (status !== undefined) {
-    const detail = providerMessage(inner);
+    const detail = providerMessage(error);
     message = `HTTP ${status}${detail ? ` — ${detail}` : ""}`;
   } else {
-    const network = networkProblem(inner);
+    const network = networkProblem(error);
     message = network
       ? `could not connect to ${displayUrl(endpoint)} (${network})`
-      : (providerMessage(inner) ?? "the model call failed");
+      : (providerMessage(error) ?? "the model call failed");
   }
   return new ModelError(scrub(`${endpoint.provider}: ${message}`, endpoint), status && status >= 300 ? status : undefined);
-}
-
-/** `RetryError` wraps the attempts; the last one says what finally went wrong. */
-function unwrapRetry(error: unknown): unknown {
-  const record = asRecord(error);
-  if (record?.name === "AI_RetryError" && "lastError" in record) return record.lastError;
-  return error;
 }
 
 function statusOf(error: unknown): number | undefined {

@@ -1,24 +1,25 @@
 /**
- * Maps AI SDK `fullStream` parts to the project's `ModelEvent`s: deltas,
- * thinking with its provider data (signatures, encrypted reasoning), tool
- * calls, and the finish cause and usage.
+ * Maps the provider packages' stream parts (LanguageModelV3) to the
+ * project's `ModelEvent`s: deltas, thinking with its provider data
+ * (signatures, encrypted reasoning), tool calls, and the finish cause and usage.
  * @module
  */
-import type { FinishReason, LanguageModelUsage, ProviderMetadata, TextStreamPart, ToolSet } from "ai";
+import type { StreamPart, V3FinishReason, V3Usage } from "./ai-sdk-v3.ts";
 import type { FinishCause, ModelEvent, ProviderData, Usage } from "./types.ts";
 
-type Part = TextStreamPart<ToolSet>;
+type Metadata = Extract<StreamPart, { type: "text-delta" }>["providerMetadata"];
+type ToolCall = Extract<StreamPart, { type: "tool-call" }>;
 
 /** The event for a content part, or undefined for parts that carry nothing the engine needs. */
-export function contentEvent(part: Part): ModelEvent | undefined {
+export function contentEvent(part: StreamPart): ModelEvent | undefined {
   switch (part.type) {
     case "text-delta":
-      return part.text ? { type: "text", block: part.id, text: part.text } : undefined;
+      return part.delta ? { type: "text", block: part.id, text: part.delta } : undefined;
     case "reasoning-delta": {
       const providerData = dataOf(part.providerMetadata);
       // An empty delta can still carry the block's signature (Anthropic `signature_delta`).
-      if (!part.text && !providerData) return undefined;
-      return { type: "thinking", block: part.id, text: part.text, ...(providerData ? { providerData } : {}) };
+      if (!part.delta && !providerData) return undefined;
+      return { type: "thinking", block: part.id, text: part.delta, ...(providerData ? { providerData } : {}) };
     }
     case "reasoning-start":
     case "reasoning-end": {
@@ -33,7 +34,7 @@ export function contentEvent(part: Part): ModelEvent | undefined {
         type: "tool_call",
         id: part.toolCallId,
         name: part.toolName,
-        input: part.input,
+        input: toolInput(part),
         ...(providerData ? { providerData } : {}),
       };
     }
@@ -42,10 +43,25 @@ export function contentEvent(part: Part): ModelEvent | undefined {
   }
 }
 
-/** Our finish cause for the SDK's unified reason plus the provider's raw one. */
-export function finishCause(reason: FinishReason, raw: string | undefined): FinishCause {
-  if (raw === "refusal") return "refusal";
-  switch (reason) {
+/**
+ * The arguments object of a call. Providers stream them as JSON text; empty
+ * text means no arguments. Text that is not JSON stays a string, which the
+ * engine's schema check then reports to the model as a malformed call.
+ */
+function toolInput(part: ToolCall): unknown {
+  const text = part.input;
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Our finish cause for the unified reason plus the provider's raw one. */
+export function finishCause(reason: V3FinishReason): FinishCause {
+  if (reason.raw === "refusal") return "refusal";
+  switch (reason.unified) {
     case "stop":
       return "stop";
     case "length":
@@ -60,20 +76,26 @@ export function finishCause(reason: FinishReason, raw: string | undefined): Fini
 }
 
 /** Token counts with cached input split out; unknown counts are 0. */
-export function toUsage(usage: LanguageModelUsage | undefined): Usage {
-  const cacheRead = count(usage?.inputTokenDetails?.cacheReadTokens ?? usage?.cachedInputTokens);
-  const cacheWrite = count(usage?.inputTokenDetails?.cacheWriteTokens);
-  const noCache = usage?.inputTokenDetails?.noCacheTokens;
-  const input = noCache !== undefined ? count(noCache) : Math.max(0, count(usage?.inputTokens) - cacheRead - cacheWrite);
-  return { input, output: count(usage?.outputTokens), cacheRead, cacheWrite };
+export function toUsage(usage: V3Usage | undefined): Usage {
+  const input = usage?.inputTokens;
+  const cacheRead = count(input?.cacheRead);
+  const cacheWrite = count(input?.cacheWrite);
+  const noCache = input?.noCache !== undefined ? count(input.noCache) : Math.max(0, count(input?.total) - cacheRead - cacheWrite);
+  return { input: noCache, output: count(usage?.outputTokens?.total), cacheRead, cacheWrite };
 }
 
 function count(value: number | undefined): number {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
 }
 
-function dataOf(metadata: ProviderMetadata | undefined): ProviderData | undefined {
+function dataOf(metadata: Metadata): ProviderData | undefined {
   if (!metadata) return undefined;
-  const entries = Object.entries(metadata).filter(([, value]) => value && Object.keys(value).length > 0);
-  return entries.length > 0 ? (Object.fromEntries(entries) as ProviderData) : undefined;
+  let data: ProviderData | undefined;
+  for (const key in metadata) {
+    const value = metadata[key];
+    if (!value || Object.keys(value).length === 0) continue;
+    data ??= {};
+    data[key] = value as ProviderData[string];
+  }
+  return data;
 }

@@ -1,17 +1,10 @@
 /**
- * Converts the project's messages to AI SDK prompt messages. Provider data
- * (thinking signatures, item ids) only goes back to the provider that wrote
- * it: another provider would reject or misread it.
+ * Converts the project's messages to the provider packages' own prompt form
+ * (LanguageModelV3). Provider data (thinking signatures, item ids) only goes
+ * back to the provider that wrote it: another provider would reject or misread it.
  * @module
  */
-import type {
-  AssistantModelMessage,
-  ImagePart as SdkImagePart,
-  ModelMessage as SdkMessage,
-  TextPart as SdkTextPart,
-  ToolModelMessage,
-  ToolResultPart,
-} from "ai";
+import type { Prompt } from "./ai-sdk-v3.ts";
 import type {
   AssistantMessage,
   ImagePart,
@@ -23,14 +16,19 @@ import type {
   ToolResultMessage,
 } from "./types.ts";
 
-type SdkProviderOptions = NonNullable<ToolResultPart["providerOptions"]>;
-type SdkOutput = ToolResultPart["output"];
+type Message = Prompt[number];
+type UserContent = Extract<Message, { role: "user" }>["content"][number];
+type AssistantContent = Extract<Message, { role: "assistant" }>["content"];
+type ToolMessage = Extract<Message, { role: "tool" }>;
+type ToolResultPart = Extract<ToolMessage["content"][number], { type: "tool-result" }>;
+type FilePart = Extract<UserContent, { type: "file" }>;
+type PartOptions = NonNullable<ToolResultPart["providerOptions"]>;
 
-/** Converts a conversation for `endpoint`; consecutive tool results become one tool message. */
-export function toSdkMessages(messages: readonly ModelMessage[], endpoint: ProviderEndpoint): SdkMessage[] {
-  const out: SdkMessage[] = [];
+/** The prompt for `endpoint`: the system prompt first, then the conversation; consecutive tool results become one tool message. */
+export function toPrompt(system: string, messages: readonly ModelMessage[], endpoint: ProviderEndpoint): Prompt {
+  const out: Prompt = system ? [{ role: "system", content: system }] : [];
   // Chat-completions tool messages carry text only, so their images follow the tool run as a user message.
-  let pendingImages: SdkImagePart[] = [];
+  let pendingImages: FilePart[] = [];
   const flushImages = () => {
     if (pendingImages.length === 0) return;
     out.push({ role: "user", content: [{ type: "text", text: "Images returned by the tool calls above:" }, ...pendingImages] });
@@ -41,13 +39,17 @@ export function toSdkMessages(messages: readonly ModelMessage[], endpoint: Provi
     if (message.role !== "tool") flushImages();
     switch (message.role) {
       case "user": {
-        const content = message.content.map(userPart);
+        const content: UserContent[] = [];
+        for (const part of message.content) {
+          if (part.type === "image") content.push(filePart(part));
+          else if (part.text) content.push({ type: "text", text: part.text });
+        }
         if (content.length > 0) out.push({ role: "user", content });
         break;
       }
       case "assistant": {
-        const converted = assistantMessage(message, endpoint);
-        if (converted) out.push(converted);
+        const content = assistantContent(message, endpoint);
+        if (content.length > 0) out.push({ role: "assistant", content });
         break;
       }
       case "tool": {
@@ -55,7 +57,7 @@ export function toSdkMessages(messages: readonly ModelMessage[], endpoint: Provi
         pendingImages.push(...images);
         const last = out[out.length - 1];
         if (last?.role === "tool") last.content.push(part);
-        else out.push({ role: "tool", content: [part] } satisfies ToolModelMessage);
+        else out.push({ role: "tool", content: [part] });
         break;
       }
     }
@@ -71,17 +73,13 @@ export function isSameProvider(model: string | undefined, endpoint: ProviderEndp
   return (slash < 0 ? model : model.slice(0, slash)) === endpoint.provider;
 }
 
-function userPart(part: TextPart | ImagePart): SdkTextPart | SdkImagePart {
-  return part.type === "text" ? { type: "text", text: part.text } : imagePart(part);
+function filePart(part: ImagePart): FilePart {
+  return { type: "file", data: part.data, mediaType: part.mimeType };
 }
 
-function imagePart(part: ImagePart): SdkImagePart {
-  return { type: "image", image: part.data, mediaType: part.mimeType };
-}
-
-function assistantMessage(message: AssistantMessage, endpoint: ProviderEndpoint): AssistantModelMessage | undefined {
+function assistantContent(message: AssistantMessage, endpoint: ProviderEndpoint): AssistantContent {
   const same = isSameProvider(message.model, endpoint);
-  const content: Exclude<AssistantModelMessage["content"], string> = [];
+  const content: AssistantContent = [];
   for (const part of message.content) {
     switch (part.type) {
       case "text":
@@ -103,11 +101,11 @@ function assistantMessage(message: AssistantMessage, endpoint: ProviderEndpoint)
         break;
     }
   }
-  return content.length > 0 ? { role: "assistant", content } : undefined;
+  return content;
 }
 
-function options(data: ProviderData | undefined): { providerOptions?: SdkProviderOptions } {
-  return data && Object.keys(data).length > 0 ? { providerOptions: data as SdkProviderOptions } : {};
+function options(data: ProviderData | undefined): { providerOptions?: PartOptions } {
+  return data && Object.keys(data).length > 0 ? { providerOptions: data as PartOptions } : {};
 }
 
 /**
@@ -127,21 +125,21 @@ function toolInput(input: unknown, api: ProviderApi): unknown {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? value : {};
 }
 
-function toolResult(message: ToolResultMessage, api: ProviderApi): { part: ToolResultPart; images: SdkImagePart[] } {
+function toolResult(message: ToolResultMessage, api: ProviderApi): { part: ToolResultPart; images: FilePart[] } {
   const text = message.content
     .filter((p): p is TextPart => p.type === "text")
     .map((p) => p.text)
     .join("\n");
   const images = message.content.filter((p): p is ImagePart => p.type === "image");
-  let output: SdkOutput;
-  let extraImages: SdkImagePart[] = [];
+  let output: ToolResultPart["output"];
+  let extraImages: FilePart[] = [];
   if (message.isError) {
     output = { type: "error-text", value: text };
   } else if (images.length === 0) {
     output = { type: "text", value: text };
   } else if (api === "openai-compatible") {
     output = { type: "text", value: text };
-    extraImages = images.map(imagePart);
+    extraImages = images.map(filePart);
   } else {
     output = {
       type: "content",

@@ -1,7 +1,7 @@
 /**
  * A rehearsal of one streamed reply per wire protocol, served by a `fetch`
- * that never touches the network. Running it once through the AI SDK
- * builds what the SDK and its providers only build on their first reply
+ * that never touches the network. Running it once through a provider package
+ * builds what the provider only builds on its first reply
  * (response schemas, stream parsers, the first compiled paths of our own
  * event mapping), so a user's first prompt does not pay for it.
  * @module

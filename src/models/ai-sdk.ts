@@ -1,16 +1,18 @@
 /**
- * `ModelClient` on the Vercel AI SDK (v6). One `stream()` is one model
- * request: tools have no `execute`, the engine runs the tool loop. The SDK
- * and its providers are imported on the first call, not at startup, to keep
- * cold start fast.
+ * `ModelClient` on the AI SDK's provider packages. One `stream()` is one
+ * model request, made with the provider model's own `doStream`: the engine
+ * runs the tool loop, so the SDK's `streamText` layer (and the `ai` package)
+ * would only add work per streamed part. Provider packages are imported on
+ * the first call, not at startup, to keep cold start fast.
  * @module
  */
-import type { JSONSchema7, LanguageModel, TextStreamPart, ToolSet } from "ai";
 import { log } from "../runtime/log.ts";
 import { toModelError } from "./ai-sdk-errors.ts";
 import { contentEvent, finishCause, toUsage } from "./ai-sdk-events.ts";
-import { toSdkMessages } from "./ai-sdk-messages.ts";
+import { toPrompt } from "./ai-sdk-messages.ts";
 import { REHEARSAL_BASE_URL, rehearsalFetch } from "./ai-sdk-rehearsal.ts";
+import { withRetries } from "./ai-sdk-retry.ts";
+import type { CallOptions, FunctionTool, LanguageModel, StreamPart } from "./ai-sdk-v3.ts";
 import { thinkingSettings } from "./thinking-options.ts";
 import {
   type FinishCause,
@@ -24,34 +26,13 @@ import {
   type Usage,
 } from "./types.ts";
 
-type Ai = typeof import("ai");
-type Part = TextStreamPart<ToolSet>;
 type ProviderOptions = Record<string, Record<string, unknown>>;
-type SdkProviderOptions = NonNullable<Parameters<Ai["streamText"]>[0]["providerOptions"]>;
 
 const ANTHROPIC_URL = "https://api.anthropic.com/v1";
 const OPENAI_URL = "https://api.openai.com/v1";
 
-let aiModule: Promise<Ai> | undefined;
-
-/** Loads `ai` once per process; a failed load is retried on the next call. */
-function loadAi(): Promise<Ai> {
-  aiModule ??= import("ai").then(
-    (ai) => {
-      // The SDK prints warnings to stderr by default; they surface in debug logs instead.
-      (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
-      return ai;
-    },
-    (error: unknown) => {
-      aiModule = undefined;
-      throw error;
-    },
-  );
-  return aiModule;
-}
-
 /**
- * Builds the SDK model. Key and base URL are always passed explicitly so the
+ * Builds the provider package's model. Key and base URL are always passed explicitly so the
  * SDK never falls back to `ANTHROPIC_API_KEY`, `OPENAI_BASE_URL` and friends.
  */
 async function languageModel(info: ModelInfo, endpoint: ProviderEndpoint, fetch?: typeof globalThis.fetch): Promise<LanguageModel> {
@@ -97,13 +78,13 @@ export function createAiSdkModel(info: ModelInfo, endpoint: ProviderEndpoint): M
     prepare: () => {
       // A failure here is not reported: the turn that needs the model loads it again and reports it.
       // Once a real request has gone out, the rehearsal would only compete with it.
-      prepared ??= Promise.all([loadAi(), getModel()]).then(() => (streamed ? undefined : rehearse(info, target.api)), () => undefined);
+      prepared ??= getModel().then(() => (streamed ? undefined : rehearse(info, target.api)), () => undefined);
       return prepared;
     },
   };
 }
 
-/** Apis whose rehearsal ran (or runs) in this process: once each is enough, the SDK's lazy parts are then built. */
+/** Apis whose rehearsal ran (or runs) in this process: once each is enough, the provider's lazy parts are then built. */
 const rehearsals = new Map<ProviderEndpoint["api"], Promise<void>>();
 
 /** Streams one canned reply through the same path a turn takes (messages, tools, provider options, parsing). */
@@ -135,6 +116,7 @@ function withBaseUrl(endpoint: ProviderEndpoint): ProviderEndpoint {
   return { ...endpoint, baseUrl: endpoint.api === "anthropic" ? ANTHROPIC_URL : OPENAI_URL };
 }
 
+/** One model request: the provider's own `doStream`, retried before it streams, its parts mapped to our events. */
 async function* streamRequest(
   info: ModelInfo,
   endpoint: ProviderEndpoint,
@@ -145,29 +127,31 @@ async function* streamRequest(
   if (signal.aborted) throw abortReason(signal);
   // Our own controller also fires when the consumer stops iterating early, so the HTTP request never lingers.
   const controller = new AbortController();
-  const forwardAbort = () => controller.abort(signal.reason);
+  let reader: ReadableStreamDefaultReader<StreamPart> | undefined;
+  // Cancelling the reader ends a pending read at once, so an abort needs no per-read race.
+  const forwardAbort = () => {
+    controller.abort(signal.reason);
+    reader?.cancel().catch(() => {});
+  };
   signal.addEventListener("abort", forwardAbort, { once: true });
-  let reader: ReadableStreamDefaultReader<Part> | undefined;
   let completed = false;
   try {
-    const [ai, sdkModel] = await untilAborted(Promise.all([loadAi(), getModel()]), signal);
+    const model = await untilAborted(getModel(), signal);
     const settings = thinkingSettings(info, endpoint.api, request.thinking);
-    const result = ai.streamText({
-      model: sdkModel,
-      system: request.system || undefined,
-      messages: toSdkMessages(request.messages, endpoint),
-      tools: sdkTools(ai, request.tools),
+    const tools = functionTools(request.tools);
+    const options: CallOptions = {
+      prompt: toPrompt(request.system, request.messages, endpoint),
       maxOutputTokens: settings.maxOutputTokens,
-      providerOptions: providerOptions(info, endpoint, settings.providerOptions) as SdkProviderOptions | undefined,
-      maxRetries: endpoint.maxRetries,
+      ...(tools ? { tools, toolChoice: { type: "auto" } } : {}),
+      providerOptions: providerOptions(info, endpoint, settings.providerOptions) as CallOptions["providerOptions"],
       abortSignal: controller.signal,
-      // The default handler prints the error to the console; we rethrow it instead.
-      onError: () => {},
-    });
-    reader = result.fullStream.getReader();
+    };
+    const { stream } = await untilAborted(withRetries(async () => model.doStream(options), endpoint.maxRetries, controller.signal), signal);
+    reader = stream.getReader();
+    if (signal.aborted) throw abortReason(signal);
     let finish: { cause: FinishCause; usage: Usage } | undefined;
     for (;;) {
-      const { done, value: part } = await untilAborted(reader.read(), signal);
+      const { done, value: part } = await reader.read();
       if (done) break;
       const event = contentEvent(part);
       if (event) {
@@ -175,19 +159,14 @@ async function* streamRequest(
         continue;
       }
       switch (part.type) {
-        case "start-step":
-          for (const warning of part.warnings) log.debug(`${endpoint.provider}: AI SDK warning`, warning);
-          break;
-        case "finish-step":
-          finish = { cause: finishCause(part.finishReason, part.rawFinishReason), usage: toUsage(part.usage) };
+        case "stream-start":
+          for (const warning of part.warnings) log.debug(`${endpoint.provider}: provider warning`, warning);
           break;
         case "finish":
-          finish = { cause: finishCause(part.finishReason, part.rawFinishReason), usage: toUsage(part.totalUsage) };
+          finish = { cause: finishCause(part.finishReason), usage: toUsage(part.usage) };
           break;
         case "error":
           throw part.error;
-        case "abort":
-          throw abortReason(signal);
       }
     }
     if (signal.aborted) throw abortReason(signal);
@@ -204,22 +183,20 @@ async function* streamRequest(
   }
 }
 
-/** SDK tool objects by spec: specs are cached per tool, so each is wrapped once, not on every request. */
-const sdkToolCache = new WeakMap<ToolSpec, ToolSet[string]>();
+/** Tool definitions by spec: specs are cached per tool, so each is converted once, not on every request. */
+const toolCache = new WeakMap<ToolSpec, FunctionTool>();
 
-function sdkTools(ai: Ai, specs: readonly ToolSpec[]): ToolSet | undefined {
+function functionTools(specs: readonly ToolSpec[]): FunctionTool[] | undefined {
   if (specs.length === 0) return undefined;
-  const tools: ToolSet = {};
-  for (const spec of specs) {
-    let tool = sdkToolCache.get(spec);
+  return specs.map((spec) => {
+    let tool = toolCache.get(spec);
     if (!tool) {
-      // No `execute` and no validation: the engine validates input and runs the tool.
-      tool = { description: spec.description, inputSchema: ai.jsonSchema(spec.inputSchema as JSONSchema7) };
-      sdkToolCache.set(spec, tool);
+      // The engine validates input and runs the tool; the provider only needs the schema.
+      tool = { type: "function", name: spec.name, description: spec.description, inputSchema: spec.inputSchema as FunctionTool["inputSchema"] };
+      toolCache.set(spec, tool);
     }
-    tools[spec.name] = tool;
-  }
-  return tools;
+    return tool;
+  });
 }
 
 /** Thinking options plus the per-API settings every request needs. */

@@ -1,15 +1,15 @@
 /**
  * Turns a thinking level into what each wire API wants: provider options
- * for the AI SDK and an output-token limit that leaves room for the reasoning.
+ * for the provider packages and an output-token limit that leaves room for the reasoning.
  * @module
  */
 import type { ModelInfo, ProviderApi, ThinkingLevel } from "./types.ts";
 
 /** Per-request settings derived from the thinking level. */
 export interface ThinkingSettings {
-  /** What to pass as the SDK's `maxOutputTokens`. */
+  /** What to pass as the call's `maxOutputTokens`. */
   maxOutputTokens: number;
-  /** AI SDK `providerOptions`, keyed by provider namespace; absent when nothing is to be sent. */
+  /** Provider packages' `providerOptions`, keyed by provider namespace; absent when nothing is to be sent. */
   providerOptions?: Record<string, Record<string, string | number | boolean | Record<string, unknown>>>;
 }
 

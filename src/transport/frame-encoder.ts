@@ -90,9 +90,22 @@ export class FrameWriter {
    * producer that awaits `send` feels the output's backpressure.
    */
   send(message: unknown): Promise<void> {
-    if (this.#failure) return Promise.reject(this.#failure.error);
-    if (this.#closing) return Promise.reject(new TypeError("FrameWriter is closed"));
-    const json = toJson(message);
+    try {
+      return this.sendText(toJson(message)) ?? Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Queues one message already serialised as JSON. Returns nothing while
+   * little is queued (no promise per message on the streaming path), else a
+   * promise settled when the batch has been written; throws when the output
+   * has failed or is closing.
+   */
+  sendText(json: string): Promise<void> | undefined {
+    if (this.#failure) throw this.#failure.error;
+    if (this.#closing) throw new TypeError("FrameWriter is closed");
     this.#pending.push(json);
     this.#pendingChars += json.length;
     // A producer that never yields to the event loop (a burst of hundreds of deltas read at once) still gets
@@ -100,7 +113,7 @@ export class FrameWriter {
     const overdue = this.#pendingChars >= WRITE_HIGH_WATER_CHARS || this.#pending.length >= MAX_BATCH_MESSAGES;
     if (overdue && !this.#inFlight) void this.#flush();
     else this.#schedule();
-    if (this.#pendingChars < WRITE_HIGH_WATER_CHARS) return Promise.resolve();
+    if (this.#pendingChars < WRITE_HIGH_WATER_CHARS) return undefined;
     this.#pendingDone ??= deferred();
     return this.#pendingDone.promise;
   }

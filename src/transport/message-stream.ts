@@ -36,6 +36,11 @@ export interface MessageStream {
   framing(): Framing | undefined;
   /** Settles (never rejects) once the input side is done, saying why. */
   readonly closed: Promise<InputEnd>;
+  /**
+   * Sends one message already serialised, after everything `writable` has passed on; throws when the output
+   * is gone. Returns a promise only while the output is backed up.
+   */
+  sendSerialised(text: string): Promise<void> | undefined;
 }
 
 /** The input cannot be decoded any further (broken Content-Length header, truncated frame, unknown framing). */
@@ -142,5 +147,5 @@ export function createMessageStream(
     abort: (reason) => writer.abort(reason),
   });
 
-  return { readable, writable, framing: () => decoder.framing, closed };
+  return { readable, writable, framing: () => decoder.framing, closed, sendSerialised: (json) => writer.sendText(json) };
 }

@@ -16,7 +16,8 @@ export interface ScriptedTurn {
   /** Streamed before the text. */
   thinking?: string;
   text?: string;
-  toolCalls?: Array<{ id?: string; name: string; input: unknown }>;
+  /** `rawInput`, when given, is streamed as the arguments text instead of `input` as JSON (malformed calls). */
+  toolCalls?: Array<{ id?: string; name: string; input: unknown; rawInput?: string }>;
   usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
   /** Default: "tool_use"/"tool_calls" when there are tool calls, else "end". */
   stop?: "end" | "max_tokens" | "refusal";
@@ -25,7 +26,7 @@ export interface ScriptedTurn {
   /** Delay before each SSE chunk (default 0). */
   chunkDelayMs?: number;
   /** Answer with this HTTP status and the provider's error JSON instead of a stream. */
-  error?: { status: number; message: string };
+  error?: { status: number; message: string; retryAfterMs?: number };
 }
 
 /** A request as the server received it. */
@@ -92,7 +93,10 @@ export async function startFakeModelServer(turns: ScriptedTurn[] = [], options: 
     if (!api) return sendJson(res, 404, { error: { message: `fake model server: no route for ${req.method} ${path}` } });
     const turn = queue.shift() ?? options.reply?.(recorded);
     if (!turn) return sendJson(res, 500, errorBody(api, 500, NO_TURN));
-    if (turn.error) return sendJson(res, turn.error.status, errorBody(api, turn.error.status, turn.error.message));
+    if (turn.error) {
+      const retryAfter: Record<string, string> = turn.error.retryAfterMs === undefined ? {} : { "retry-after-ms": String(turn.error.retryAfterMs) };
+      return sendJson(res, turn.error.status, errorBody(api, turn.error.status, turn.error.message), retryAfter);
+    }
     const model = String(parseJson(raw)?.model ?? "fake-model");
     const frames =
       api === "anthropic" ? anthropicFrames(turn, model, ++ids) : api === "chat" ? chatFrames(turn, model, ++ids) : responsesFrames(turn, model, ++ids);
@@ -110,6 +114,11 @@ export async function startFakeModelServer(turns: ScriptedTurn[] = [], options: 
 }
 
 // ---------- wire formats ----------
+
+/** A tool call's arguments as streamed: the raw text when scripted, else its input as JSON. */
+function argumentsText(call: { input: unknown; rawInput?: string }): string {
+  return call.rawInput ?? JSON.stringify(call.input ?? {});
+}
 
 function chunks(text: string, size: number): string[] {
   const out: string[] = [];
@@ -150,7 +159,7 @@ function anthropicFrames(turn: ScriptedTurn, model: string, n: number): Frame[] 
   for (const [i, call] of (turn.toolCalls ?? []).entries()) {
     block(
       { type: "tool_use", id: call.id ?? `toolu_fake_${n}_${i}`, name: call.name, input: {} },
-      chunks(JSON.stringify(call.input ?? {}), size).map((partial_json) => ({ type: "input_json_delta", partial_json })),
+      chunks(argumentsText(call), size).map((partial_json) => ({ type: "input_json_delta", partial_json })),
     );
   }
   const stop = turn.stop === "max_tokens" ? "max_tokens" : turn.stop === "refusal" ? "refusal" : turn.toolCalls?.length ? "tool_use" : "end_turn";
@@ -172,7 +181,7 @@ function chatFrames(turn: ScriptedTurn, model: string, n: number): Frame[] {
   for (const [i, call] of (turn.toolCalls ?? []).entries()) {
     const id = call.id ?? `call_fake_${n}_${i}`;
     delta({ tool_calls: [{ index: i, id, type: "function", function: { name: call.name, arguments: "" } }] });
-    for (const piece of chunks(JSON.stringify(call.input ?? {}), size)) {
+    for (const piece of chunks(argumentsText(call), size)) {
       delta({ tool_calls: [{ index: i, function: { arguments: piece } }] });
     }
   }
@@ -243,7 +252,7 @@ function responsesFrames(turn: ScriptedTurn, model: string, n: number): Frame[] 
     const id = `fc_fake_${n}_${i}`;
     const callId = call.id ?? `call_fake_${n}_${i}`;
     const output_index = output.length;
-    const args = JSON.stringify(call.input ?? {});
+    const args = argumentsText(call);
     const item = { id, type: "function_call", call_id: callId, name: call.name, arguments: "" };
     ev("response.output_item.added", { output_index, item: { ...item, status: "in_progress" } });
     for (const piece of chunks(args, size)) {
@@ -309,8 +318,8 @@ async function streamFrames(res: ServerResponse, frames: Frame[], delayMs: numbe
   return true;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
 }
 

@@ -297,6 +297,99 @@ describe.each(cases)("createAiSdkModel over $api", ({ api, provider, path }) => 
     });
   });
 
+  test("a retryable status before the stream is retried, after the wait the server asks for", async () => {
+    push({ error: { status: 429, message: "slow down", retryAfterMs: 5 } }, { error: { status: 503, message: "busy", retryAfterMs: 5 } }, { text: "third time lucky" });
+    const events = await collect(run([user("hi")], { endpoint: { maxRetries: 2 } }));
+    expect(events.filter((e) => e.type === "text").map((e) => e.text).join("")).toBe("third time lucky");
+    expect(server.requests).toHaveLength(3);
+    // Each attempt sends the same request.
+    expect(server.requests[2]!.body).toEqual(server.requests[0]!.body);
+  });
+
+  test("retries stop at maxRetries and report the last error; a client error is not retried", async () => {
+    push({ error: { status: 503, message: "busy", retryAfterMs: 1 } }, { error: { status: 529, message: "still busy", retryAfterMs: 1 } });
+    const exhausted = await collect(run([user("hi")], { endpoint: { maxRetries: 1 } })).catch((error: unknown) => error);
+    expect(exhausted).toBeInstanceOf(ModelError);
+    expect((exhausted as ModelError).status).toBe(529);
+    expect((exhausted as ModelError).message).toContain("still busy");
+    expect(server.requests).toHaveLength(2);
+
+    push({ error: { status: 400, message: "bad request", retryAfterMs: 1 } }, { text: "never sent" });
+    const rejected = await collect(run([user("hi")], { endpoint: { maxRetries: 3 } })).catch((error: unknown) => error);
+    expect((rejected as ModelError).status).toBe(400);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  test("an abort during the wait before a retry ends the request at once", async () => {
+    push({ error: { status: 503, message: "busy", retryAfterMs: 30_000 } }, { text: "too late" });
+    const controller = new AbortController();
+    const reason = new Error("stop waiting");
+    const pending = collect(run([user("hi")], { endpoint: { maxRetries: 2 }, signal: controller.signal })).catch((error: unknown) => error);
+    expect(await waitFor(() => server.requests.length === 1, 2000)).toBe(true);
+    controller.abort(reason);
+    expect(await pending).toBe(reason);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test("tool-call arguments that are not JSON arrive as their raw text, empty arguments as {}", async () => {
+    push({
+      toolCalls: [
+        { id: "call_bad", name: "read", input: undefined, rawInput: '{"path": "a.ts"' },
+        { id: "call_empty", name: "read", input: undefined, rawInput: "" },
+      ],
+    });
+    const events = await collect(run([user("read")]));
+    const calls = events.filter((e) => e.type === "tool_call");
+    expect(calls).toMatchObject([
+      { id: "call_bad", name: "read", input: '{"path": "a.ts"' },
+      { id: "call_empty", name: "read", input: {} },
+    ]);
+  });
+
+  test("a conversation of several tool rounds replays every thinking block and result in order", async () => {
+    push(
+      { thinking: "First I read a.", toolCalls: [{ id: "call_1", name: "read", input: { path: "a" } }] },
+      { thinking: "Now b.", toolCalls: [{ id: "call_2", name: "read", input: { path: "b" } }] },
+      { text: "Both read." },
+    );
+    const model = `${provider}/fake-model`;
+    const history: ModelMessage[] = [user("read a and b")];
+    for (const [id, result] of [["call_1", "A"], ["call_2", "B"]] as const) {
+      history.push(assemble(await collect(run(history)), model));
+      history.push({ role: "tool", toolCallId: id, toolName: "read", content: [{ type: "text", text: result }], isError: false });
+    }
+    const last = await collect(run(history));
+    expect(last.at(-1)).toMatchObject({ type: "finish", cause: "stop" });
+    const body = server.requests[2]!.body;
+    if (api === "anthropic") {
+      expect(body.messages).toMatchObject([
+        { role: "user" },
+        { role: "assistant", content: [{ type: "thinking", thinking: "First I read a.", signature: "fake-signature-1" }, { type: "tool_use", id: "call_1", input: { path: "a" } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "call_1", content: "A" }] },
+        { role: "assistant", content: [{ type: "thinking", thinking: "Now b.", signature: "fake-signature-2" }, { type: "tool_use", id: "call_2", input: { path: "b" } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "call_2", content: "B" }] },
+      ]);
+    } else if (api === "openai") {
+      expect(body.input.slice(1)).toMatchObject([
+        { role: "user" },
+        { type: "reasoning", id: "rs_fake_1", encrypted_content: "fake-encrypted-1", summary: [{ text: "First I read a." }] },
+        { type: "function_call", call_id: "call_1" },
+        { type: "function_call_output", call_id: "call_1", output: "A" },
+        { type: "reasoning", id: "rs_fake_2", encrypted_content: "fake-encrypted-2", summary: [{ text: "Now b." }] },
+        { type: "function_call", call_id: "call_2" },
+        { type: "function_call_output", call_id: "call_2", output: "B" },
+      ]);
+    } else {
+      expect(body.messages.slice(1)).toMatchObject([
+        { role: "user" },
+        { role: "assistant", reasoning_content: "First I read a.", tool_calls: [{ id: "call_1" }] },
+        { role: "tool", tool_call_id: "call_1", content: "A" },
+        { role: "assistant", reasoning_content: "Now b.", tool_calls: [{ id: "call_2" }] },
+        { role: "tool", tool_call_id: "call_2", content: "B" },
+      ]);
+    }
+  });
+
   test("max tokens ends with cause length, a refusal with cause refusal", async () => {
     push({ text: "cut off mid", stop: "max_tokens" }, { text: "I can't help with that.", stop: "refusal" });
     expect((await collect(run([user("long")]))).at(-1)).toMatchObject({ type: "finish", cause: "length" });

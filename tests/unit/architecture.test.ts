@@ -163,6 +163,16 @@ describe("architecture", () => {
     expect(found.map(([file]) => file)).toEqual([]);
   });
 
+  test("nothing loads the `ai` package at run time: the model layer calls the provider packages' models itself", () => {
+    const found: string[] = [];
+    for (const file of files) {
+      for (const { spec, typeOnly } of specifiers(code(readFileSync(join(ROOT, file), "utf8")))) {
+        if (!typeOnly && (spec === "ai" || spec.startsWith("ai/"))) found.push(`${file} imports ${spec}`);
+      }
+    }
+    expect(found).toEqual([]);
+  });
+
   test("a file name is used once, unless each file's first line says it is the same idea at another level", () => {
     const byName = new Map<string, string[]>();
     for (const file of files) byName.set(basename(file), [...(byName.get(basename(file)) ?? []), file]);

@@ -300,6 +300,40 @@ describe("createMessageStream: writing", () => {
     expect(output.chunks.length).toBe(2);
   });
 
+  test("serialised text goes out in order after what the writable passed on, and waits only when backed up", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const output = sink(() => gate);
+    const stream = createMessageStream(source([], true).stream, output.stream);
+    const writer = stream.writable.getWriter();
+    await writer.write(request(1));
+    expect(stream.sendSerialised(JSON.stringify(request(2)))).toBeUndefined();
+    await tick(); // the first batch is in flight, blocked on the gate
+    const backedUp = stream.sendSerialised(JSON.stringify(request(3, "m", { pad: "x".repeat(2 * 1024 * 1024) })));
+    expect(backedUp).toBeInstanceOf(Promise);
+    let done = false;
+    void backedUp!.then(() => (done = true));
+    await tick();
+    expect(done).toBe(false);
+    release();
+    await backedUp;
+    await writer.close();
+    expect(output.text().split("\n").slice(0, 2)).toEqual([JSON.stringify(request(1)), JSON.stringify(request(2))]);
+    expect(JSON.parse(output.text().split("\n")[2]!).id).toBe(3);
+  });
+
+  test("serialised text is refused at once after the output failed", async () => {
+    const output = new WritableStream<Uint8Array>({
+      write() {
+        throw new Error("EPIPE");
+      },
+    });
+    const stream = createMessageStream(source([], true).stream, output);
+    stream.sendSerialised(JSON.stringify(request(1)));
+    await tick();
+    expect(() => stream.sendSerialised(JSON.stringify(request(2)))).toThrow("EPIPE");
+  });
+
   test("an output failure errors the writable", async () => {
     const output = new WritableStream<Uint8Array>({
       write() {

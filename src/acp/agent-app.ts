@@ -22,7 +22,7 @@ export interface AgentAppHandle {
  * Makes every request handler's failure a protocol error: the sessions layer
  * refuses in its own terms, and this is the one place they are translated.
  */
-function answerInProtocolTerms(app: AgentApp): void {
+function answerInProtocolTerms(app: AgentApp, afterEach: () => void): void {
   const register = app.onRequest.bind(app) as (...args: unknown[]) => AgentApp;
   app.onRequest = ((...args: unknown[]) => {
     const handler = args.at(-1) as (context: unknown) => unknown;
@@ -31,6 +31,8 @@ function answerInProtocolTerms(app: AgentApp): void {
         return await handler(context);
       } catch (error) {
         throw protocolError(error);
+      } finally {
+        afterEach();
       }
     };
     return register(...args.slice(0, -1), translated);
@@ -39,6 +41,7 @@ function answerInProtocolTerms(app: AgentApp): void {
 
 /** Detaches a connection from every session it was attached to (it closed or went away). */
 async function detachAll(services: AgentServices, state: ConnectionState): Promise<void> {
+  state.gone = true;
   const ids = [...state.sessions];
   state.sessions.clear();
   await Promise.all(ids.map((id) => detachClient(services, state.id, id)));
@@ -49,7 +52,11 @@ export function createAgentApp(services: AgentServices, scope?: SessionScope, se
   const state = newConnectionState(scope);
   if (sendSerialised) state.sendSerialised = sendSerialised;
   const app = acp.agent({ name: "acp-edge" });
-  answerInProtocolTerms(app);
+  // A request under way when the connection closed may still attach it to a session (a join finishing late):
+  // nobody would detach it after that, so it is detached once that request is done.
+  answerInProtocolTerms(app, () => {
+    if (state.gone && state.sessions.size > 0) void detachAll(services, state).catch(() => undefined);
+  });
   // Only `initialize` is compiled before the first answer; the rest loads right after it (or on first use).
   const deferred = deferHandlers(app, async () => {
     const { registerSessionHandlers } = await import("./session-handlers.ts");

@@ -32,6 +32,8 @@ export interface ConnectionState {
   sendSerialised?: (text: string) => Promise<void> | void;
   /** Aborted when the client's input ends: its prompts are cancelled, also those whose turn has not started yet. */
   inputEnded: AbortController;
+  /** Set once the connection is over and detached from its sessions: a session it joins after that is left at once. */
+  gone: boolean;
 }
 
 /** A fresh connection: authenticated, no sessions, capabilities unknown until `initialize`. */
@@ -48,5 +50,6 @@ export function newConnectionState(scope?: SessionScope): ConnectionState {
     authenticated: true,
     sessions: new Set(),
     inputEnded: new AbortController(),
+    gone: false,
   };
 }

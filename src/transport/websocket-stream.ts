@@ -56,13 +56,13 @@ export function createWebSocketStream(ws: WebSocketLike, limits: WebSocketLimits
   };
 
   const sendSerialised = (text: string) => {
-    if (!open) throw new Error("the WebSocket is closed");
+    if (!open) throw settledError("the WebSocket is closed");
     ws.send(text);
     if (ws.bufferedAmount() > limits.maxBufferedBytes) {
       close(CLOSE.policyViolation, "outbound buffer limit exceeded: the client is not reading");
       // Its input ends too: the connection is over now, not when a client that does not read finishes the close handshake.
       endInput();
-      throw new Error("the client is not reading its messages; disconnected");
+      throw settledError("the client is not reading its messages; disconnected");
     }
   };
 
@@ -135,3 +135,16 @@ export function createWebSocketStream(ws: WebSocketLike, limits: WebSocketLimits
   });
   return { readable, writable, closed, close, sendSerialised };
 }
+
+/**
+ * An error whose stack is already text. Until it is read, a stack keeps every
+ * function on it (and so this connection's socket and session) alive, and Node
+ * 20 keeps an errored web stream, with its error, until the process exits: one
+ * such error per closed connection would hold every closed connection.
+ */
+function settledError(message: string): Error {
+  const error = new Error(message);
+  void error.stack;
+  return error;
+}
+

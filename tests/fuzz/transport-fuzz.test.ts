@@ -28,3 +28,30 @@ describe.each(RUNTIMES)("transport fuzz on %s", (runtime) => {
     600_000,
   );
 });
+
+/**
+ * Input sequences the fuzzer once found and shrank, replayed as they were:
+ * each failed on the code before its fix.
+ */
+const FOUND: { seed: string; transport: string; inputs: string; what: string }[] = [
+  {
+    seed: "100000",
+    transport: "ws",
+    inputs: "10137,10142,10150,10154,10165,10166,10167,10178,10190,10191,10231,10242,10248,10253,10259,10260,10261,10267,10286,10289,10300,10301,10302",
+    what: "a refused /apc join (hostile cwd) made the next connection's join fail with its error",
+  },
+  {
+    seed: "100000",
+    transport: "ws",
+    inputs: "2959,2968,2971,2972,2980",
+    what: "a session/fork still under way when its connection closed left the new session open for good",
+  },
+];
+
+describe.each(RUNTIMES)("fuzz findings replayed on %s", (runtime) => {
+  test.each(FOUND)("$what", async ({ seed, transport, inputs }) => {
+    const args = parseFuzzArgs(["--seed", seed, "--runtime", runtime, "--transport", transport, "--inputs", inputs, "--shrink-seconds", "0"], {});
+    const results = await runTransportFuzz(args, () => {});
+    expect(results.filter((r) => r.finding).map((r) => `${r.finding!.kind}: ${r.finding!.detail.slice(0, 300)}`)).toEqual([]);
+  }, 120_000);
+});

@@ -7,7 +7,7 @@ import { peakMemory } from "../helpers/processes.ts";
 
 /** A broken invariant. `kind` groups findings so shrinking keeps the same one. */
 export interface Finding {
-  kind: "crashed" | "wedged" | "unanswered" | "extra-answer" | "bad-output" | "memory" | "final-turn" | "exit" | "closed" | "refused";
+  kind: "crashed" | "wedged" | "unanswered" | "extra-answer" | "bad-output" | "memory" | "final-turn" | "exit" | "closed" | "refused" | "leak";
   detail: string;
 }
 

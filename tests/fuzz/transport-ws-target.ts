@@ -232,6 +232,8 @@ export class WsTarget implements FuzzTarget<WsInput> {
 
   async stop(timeoutMs: number): Promise<Finding | undefined> {
     this.#drop();
+    const leaked = await this.#openSessionsOnceAllLeft(timeoutMs);
+    if (leaked) return leaked;
     this.serve.proc.child.kill("SIGTERM");
     const exit = await Promise.race([this.serve.proc.exited, new Promise<undefined>((r) => setTimeout(r, timeoutMs))]);
     if (!exit) {
@@ -240,6 +242,27 @@ export class WsTarget implements FuzzTarget<WsInput> {
     }
     if (exit.code !== 0) return { kind: "exit", detail: `agent serve exited with code ${exit.code} (signal ${exit.signal}) after SIGTERM; stderr: ${this.serve.proc.stderr().slice(-600)}` };
     return this.#finding;
+  }
+
+  /**
+   * Once every client has gone, no session may stay open in the server: a
+   * session a closed connection stays attached to is memory nobody frees.
+   */
+  async #openSessionsOnceAllLeft(timeoutMs: number): Promise<Finding | undefined> {
+    const headers = { authorization: `Bearer ${this.serve.token}` };
+    const read = async (path: string) => (await fetch(`${this.serve.url}${path}`, { headers })).json();
+    let open: string[] = [];
+    for (const started = Date.now(); Date.now() - started < timeoutMs; ) {
+      try {
+        const [capabilities, activity] = await Promise.all([read("/v1/capabilities"), read("/console/activity")]);
+        open = Object.keys(activity.sessions);
+        if (capabilities.connections.open === 0 && open.length === 0) return undefined;
+      } catch {
+        return this.#crash();
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return { kind: "leak", detail: `${open.length} session(s) stayed open ${timeoutMs} ms after every client left: ${open.slice(0, 3).join(", ")}` };
   }
 
   rss(): number {

@@ -21,10 +21,27 @@ export interface StartRequest {
   mcpServers?: readonly unknown[];
 }
 
-/** Registers a session that was just built and stored, connects its MCP servers and attaches the client. */
-async function welcome(services: AgentServices, live: LiveSession, mcpServers: readonly unknown[] | undefined, client: SessionClient): Promise<LiveSession> {
+/**
+ * Registers a session that was just built and stored, writes its first
+ * entry, connects its MCP servers and attaches the client. When a step fails
+ * the session is released at once: attached to nobody, nothing else would
+ * ever close its journal.
+ */
+async function welcome(
+  services: AgentServices,
+  live: LiveSession,
+  firstEntry: Parameters<LiveSession["recorder"]["write"]>[0],
+  mcpServers: readonly unknown[] | undefined,
+  client: SessionClient,
+): Promise<LiveSession> {
   services.sessions.add(live);
-  await connectMcpServers(live, mcpServers);
+  try {
+    await live.recorder.write(firstEntry, true);
+    await connectMcpServers(live, mcpServers);
+  } catch (error) {
+    await services.sessions.release(live.agent.id).catch(() => undefined);
+    throw error;
+  }
   attachClient(live, client);
   return live;
 }
@@ -36,8 +53,8 @@ export async function startSession(services: AgentServices, request: StartReques
     ...(request.additionalDirectories ? { additionalDirectories: request.additionalDirectories } : {}),
     journal: (id) => services.store.create({ id, cwd: request.cwd, additionalDirectories: request.additionalDirectories ?? [] }),
   });
-  await live.recorder.write({ type: "config", mode: live.mode, model: currentModelSpec(live), thinking: live.agent.thinking }, true);
-  return await welcome(services, live, request.mcpServers, client);
+  const config = { type: "config", mode: live.mode, model: currentModelSpec(live), thinking: live.agent.thinking } as const;
+  return await welcome(services, live, config, request.mcpServers, client);
 }
 
 /** A new session in `cwd` with a copy of a stored session's history, titled "Fork of …", attached to `client`. */
@@ -70,6 +87,5 @@ export async function forkSession(services: AgentServices, request: StartRequest
   live.notices.push(...[...loaded.warnings, ...restored.notices].map((w) => `Session file: ${w}`));
   const title = `Fork of ${restored.title ?? loaded.header.id}`;
   live.title = title;
-  await live.recorder.write({ type: "title", title }, true);
-  return await welcome(services, live, request.mcpServers, client);
+  return await welcome(services, live, { type: "title", title }, request.mcpServers, client);
 }

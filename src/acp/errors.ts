@@ -4,7 +4,7 @@
  * @module
  */
 import { redact } from "../runtime/secrets.ts";
-import { SessionError } from "../sessions/session-error.ts";
+import { echoedSessionId, SessionError } from "../sessions/session-error.ts";
 import { RequestError } from "./sdk.ts";
 
 export const AUTH_METHOD_ID = "acp-edge-credentials";
@@ -16,7 +16,8 @@ export function authRequired(message: string): RequestError {
 
 /** -32002 with `data.sessionId`. */
 export function sessionNotFound(sessionId: string): RequestError {
-  return new RequestError(-32002, `unknown session: ${sessionId}`, { sessionId });
+  const shown = echoedSessionId(sessionId);
+  return new RequestError(-32002, `unknown session: ${shown}`, { sessionId: shown });
 }
 
 /** -32603 with `data.code = "session_busy"`. */

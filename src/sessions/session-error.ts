@@ -31,12 +31,21 @@ export class SessionError extends Error {
   }
 }
 
+/** Longest session id an error repeats whole: a client's hostile id of megabytes is not echoed back. */
+const ECHOED_ID_CHARS = 120;
+
+/** The session id as an error shows it: whole when it could be an id, else its start and length. */
+export function echoedSessionId(sessionId: string): string {
+  if (sessionId.length <= ECHOED_ID_CHARS) return sessionId;
+  return `${sessionId.slice(0, ECHOED_ID_CHARS)}… (${sessionId.length} characters)`;
+}
+
 /** A store failure as a session error with a message users can act on; other errors pass through. */
 export function storeFailure(error: unknown, sessionId: string): unknown {
   if (!(error instanceof StoreError)) return error;
   switch (error.code) {
     case "not_found":
-      return new SessionError("not_found", `unknown session: ${sessionId}`, { sessionId });
+      return new SessionError("not_found", `unknown session: ${echoedSessionId(sessionId)}`, { sessionId: echoedSessionId(sessionId) });
     case "invalid_cursor":
       return new SessionError("invalid_params", error.message, { cursor: true });
     default:

@@ -81,6 +81,11 @@ describe.each(RUNTIMES)("stdio protocol on %s", (runtime) => {
       -32002,
     );
     expect(unknown.data).toEqual({ sessionId: "sess_missing" });
+    // A hostile id of a megabyte is not echoed back whole (in the message or the data).
+    const huge = "\\".repeat(1 << 20);
+    const hostile = await rpcError(client.agent.request(methods.agent.session.prompt, { sessionId: huge, prompt: [{ type: "text", text: "x" }] }), -32002);
+    expect(JSON.stringify(hostile).length).toBeLessThan(2000);
+    expect(hostile.message).toContain(`(${huge.length} characters)`);
     await rpcError(client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [] }), -32602);
     await rpcError(client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "  " }] }), -32602);
     const audio = await rpcError(

@@ -19,19 +19,37 @@ export function openStdioMessageStream(): StdioMessageStream {
   return Object.assign(createMessageStream(input, writable), { endInput: end });
 }
 
-/** `source` as a stream that also ends when `end` is called. */
+/**
+ * `source` as a stream that also ends when `end` is called. Each read waits on
+ * a promise of its own: racing every read against one long-lived "ended"
+ * promise would keep every chunk ever read reachable from it.
+ */
 function endableInput(source: ReadableStream<Uint8Array>): { input: ReadableStream<Uint8Array>; end(): void } {
   const reader = source.getReader();
-  let end!: () => void;
-  const ended = new Promise<{ done: true; value: undefined }>((resolve) => (end = () => resolve({ done: true, value: undefined })));
+  let ended = false;
+  let wake: (() => void) | undefined;
+  const finish = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    controller.close();
+    reader.cancel().catch(() => undefined);
+  };
   const input = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const next = await Promise.race([reader.read(), ended]);
-      if (!next.done) return controller.enqueue(next.value);
-      controller.close();
-      reader.cancel().catch(() => undefined);
+      if (ended) return finish(controller);
+      const next = await new Promise<ReadableStreamReadResult<Uint8Array>>((resolve, reject) => {
+        wake = () => resolve({ done: true, value: undefined });
+        reader.read().then(resolve, reject);
+      });
+      wake = undefined;
+      if (next.done) return finish(controller);
+      controller.enqueue(next.value);
     },
     cancel: (reason) => reader.cancel(reason),
   });
-  return { input, end };
+  return {
+    input,
+    end() {
+      ended = true;
+      wake?.();
+    },
+  };
 }

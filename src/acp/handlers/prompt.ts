@@ -41,14 +41,15 @@ export function registerPrompt(app: AgentApp, services: AgentServices, state: Co
   app.onRequest(methods.agent.session.prompt, async ({ params, client, signal }): Promise<PromptResponse> => {
     const live = attachedSession(services, state, params.sessionId);
     const leading = slashText(params.prompt);
+    // The request's own cancellation, or the end of this client's input.
+    const cancelled = eitherSignal(signal, state.inputEnded.signal);
     try {
       const stopReason = await promptSession(services, live, {
         clientId: state.id,
         ...(leading === undefined ? {} : { slashText: leading }),
         // An expanded template replaces the command line; the attachments after it stay.
         readPrompt: (text) => promptToContent(text === undefined ? params.prompt : [{ type: "text", text }, ...params.prompt.slice(1)], live.agent.workspace),
-        // The request's own cancellation, or the end of this client's input.
-        signal: AbortSignal.any([signal, state.inputEnded.signal]),
+        signal: cancelled.signal,
         turn: {
           authorize: createAuthorizer({ live, client, onGrant: (grant) => live.recorder.write({ type: "grant", grant }, true) }),
           workspace: clientWorkspace(live.agent.workspace, client, state.clientCapabilities, live.agent.id),
@@ -57,6 +58,8 @@ export function registerPrompt(app: AgentApp, services: AgentServices, state: Co
       return { stopReason };
     } catch (error) {
       throw failure(error, params.sessionId);
+    } finally {
+      cancelled.release();
     }
   });
 
@@ -70,3 +73,29 @@ export function registerPrompt(app: AgentApp, services: AgentServices, state: Co
     if (state.sessions.has(params.sessionId)) services.sessions.get(params.sessionId)?.agent.cancel();
   });
 }
+
+/**
+ * A signal that fires when either does, and `release` to let go of both. Not
+ * `AbortSignal.any`: on Node 20 every signal it makes stays reachable from a
+ * long-lived source (here the connection's), with all it holds, until that
+ * source is collected: one per prompt for as long as the client stays.
+ */
+function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const onA = () => controller.abort(a.reason);
+  const onB = () => controller.abort(b.reason);
+  if (a.aborted) onA();
+  else if (b.aborted) onB();
+  else {
+    a.addEventListener("abort", onA, { once: true });
+    b.addEventListener("abort", onB, { once: true });
+  }
+  return {
+    signal: controller.signal,
+    release() {
+      a.removeEventListener("abort", onA);
+      b.removeEventListener("abort", onB);
+    },
+  };
+}
+

@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
-import { bearer, rawSocket, startServe, SUBPROTOCOL, TOKEN, tryUpgrade, type ServeProcess } from "../helpers/serve-process.ts";
+import { bearer, createStoredSession, rawSocket, startServe, SUBPROTOCOL, TOKEN, tryUpgrade, type ServeProcess } from "../helpers/serve-process.ts";
 
 describe.each(RUNTIMES)("attaching to one /apc session at once on %s", (runtime) => {
   let sandbox: Sandbox | undefined;
@@ -21,9 +21,7 @@ describe.each(RUNTIMES)("attaching to one /apc session at once on %s", (runtime)
   test("a refused attach does not refuse the clients attaching beside it", async () => {
     sandbox = makeSandbox();
     server = await startServe(runtime, sandbox, { args: ["--model", "faux/echo"] });
-    const created = await (
-      await fetch(`${server.url}/v1/sessions`, { method: "POST", headers: { ...bearer(TOKEN), "content-type": "application/json" }, body: JSON.stringify({ cwd: sandbox.project }) })
-    ).json();
+    const created = { id: await createStoredSession(server, sandbox.project) };
     const wrongParams = [
       { cwd: `${sandbox.project}/..`, mcpServers: [] },
       { cwd: sandbox.project, additionalDirectories: ["/nonexistent-directory-for-this-test"], mcpServers: [] },
@@ -64,9 +62,7 @@ describe.each(RUNTIMES)("attaching to one /apc session at once on %s", (runtime)
   test("a client joining an open session cannot change its extra roots; naming the same ones or none is fine", async () => {
     sandbox = makeSandbox();
     server = await startServe(runtime, sandbox, { args: ["--model", "faux/echo"] });
-    const created = await (
-      await fetch(`${server.url}/v1/sessions`, { method: "POST", headers: { ...bearer(TOKEN), "content-type": "application/json" }, body: JSON.stringify({ cwd: sandbox.project }) })
-    ).json();
+    const created = { id: await createStoredSession(server, sandbox.project) };
     const attach = async (params: Record<string, unknown>) => {
       const upgraded = await tryUpgrade(`${server!.wsUrl}/v1/session/${created.id}/apc`, { protocols: [SUBPROTOCOL], headers: bearer(TOKEN) });
       if (!upgraded.ok) throw new Error(`upgrade refused: ${upgraded.status}`);

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { initialize, acp } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES } from "../helpers/agent-process.ts";
 import { waitFor } from "../helpers/expect-error.ts";
-import { bearer, connectWs, startServe, SUBPROTOCOL, TOKEN } from "../helpers/serve-process.ts";
+import { bearer, connectWs, startServe, SUBPROTOCOL, TOKEN, createStoredSession } from "../helpers/serve-process.ts";
 import { openTcpWebSocket } from "../helpers/tcp-websocket.ts";
 
 const { methods } = acp;
@@ -31,12 +31,7 @@ describe.each(RUNTIMES)("serve on %s: joining a session mid-turn", (runtime) => 
     const script = sandbox.write("script.json", JSON.stringify([{ text: firstAnswer }, { text: "live ".repeat(4000), delayMs: 1 }]));
     const server = await startServe(runtime, sandbox, { script });
     try {
-      const created = await fetch(`${server.url}/v1/sessions`, {
-        method: "POST",
-        headers: { ...bearer(TOKEN), "content-type": "application/json" },
-        body: JSON.stringify({ cwd: sandbox.project }),
-      });
-      const { id } = (await created.json()) as { id: string };
+      const id = await createStoredSession(server, sandbox.project);
       const url = `${server.wsUrl}/v1/session/${id}/apc`;
       const alice = connectWs(url, TOKEN);
       await initialize(alice);

@@ -10,7 +10,7 @@ import { describe, expect, test } from "bun:test";
 import WebSocket from "ws";
 import { acp } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES } from "../helpers/agent-process.ts";
-import { bearer, rawSocket, SUBPROTOCOL, startServe, TOKEN, tryUpgrade } from "../helpers/serve-process.ts";
+import { bearer, rawSocket, SUBPROTOCOL, startServe, TOKEN, tryUpgrade, createStoredSession } from "../helpers/serve-process.ts";
 import { startAgent } from "../helpers/session-agent.ts";
 
 const { methods } = acp;
@@ -40,12 +40,7 @@ describe.each(RUNTIMES)("session open/close races on %s", (runtime) => {
     const sandbox = makeSandbox();
     const server = await startServe(runtime, sandbox, { args: ["--model", "faux/echo"] });
     try {
-      const created = await fetch(`${server.url}/v1/sessions`, {
-        method: "POST",
-        headers: { ...bearer(TOKEN), "content-type": "application/json" },
-        body: JSON.stringify({ cwd: sandbox.project }),
-      });
-      const { id } = (await created.json()) as { id: string };
+      const id = await createStoredSession(server, sandbox.project);
       const url = `${server.wsUrl}/v1/session/${id}/apc`;
       const attach = async () => {
         const upgrade = await tryUpgrade(url, { protocols: [SUBPROTOCOL], headers: bearer(TOKEN) });

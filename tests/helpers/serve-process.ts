@@ -65,6 +65,17 @@ export function tryUpgrade(url: string, options: { protocols?: string[]; headers
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
+/** Creates a stored session over `POST /v1/sessions` and returns its id. */
+export async function createStoredSession(server: ServeProcess, cwd: string): Promise<string> {
+  const response = await fetch(`${server.url}/v1/sessions`, {
+    method: "POST",
+    headers: { ...bearer(server.token), "content-type": "application/json" },
+    body: JSON.stringify({ cwd }),
+  });
+  if (response.status !== 201) throw new Error(`POST /v1/sessions answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { id: string }).id;
+}
+
 /** The SDK's experimental WebSocket client stream, wrapped as a recording test client. */
 export function connectWs(url: string, token: string, options: ClientOptions & { viaSubprotocol?: boolean } = {}): TestClient {
   const stream = createWebSocketStream(url, {

@@ -6,7 +6,9 @@
 //       (1, 16, 1, 16, …); the turn ends when the prompt is answered and every client has every
 //       chunk. Medians and the 16/1 ratio.
 //   Also the server process's CPU time per turn (user + system, from /proc), which the clients' own work does not inflate.
-// Usage: npm run bench:serve [-- --quick] [-- --runtimes node,bun,deno]
+//   With two cores or more (and `taskset`), the server runs on core 0 and this process (the clients and the fake model)
+//   on core 1, so the 16 clients' own work does not take CPU from the server it measures; `--no-pin` turns that off.
+// Usage: npm run bench:serve [-- --quick] [-- --runtimes node,bun,deno] [-- --no-pin]
 //        (or `node bench/serve.mjs [--quick]` after `npm run build`)
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -24,6 +26,7 @@ const runtimesAt = flags.indexOf("--runtimes");
 const wanted = (flags.find((f) => f.startsWith("--runtimes="))?.slice("--runtimes=".length) ?? (runtimesAt >= 0 ? flags[runtimesAt + 1] : "node,bun")).split(",");
 /** `--only=fanout` or `--only=idle` runs one half (for profiling). */
 const only = flags.find((f) => f.startsWith("--only="))?.slice("--only=".length);
+const pinned = !flags.includes("--no-pin") && cpus().length >= 2 && pinTo(1, process.pid);
 const IDLE_SESSIONS = Number(process.env.BENCH_IDLE_SESSIONS ?? (quick ? 200 : 1000));
 const FAN_OUT = 16;
 const RUNS = quick ? 3 : 9;
@@ -60,9 +63,21 @@ const modelUrl = `http://127.0.0.1:${model.address().port}`;
 
 // ---------- the server under test ----------
 
+/** Binds every thread of a process to one core; false where `taskset` is missing or refuses. */
+function pinTo(core, pid) {
+  try {
+    execFileSync("taskset", ["-a", "-p", "-c", String(core), String(pid)], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function start(server, home) {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(server.command, [...server.args, "agent", "serve", "--port", "0"], {
+    // taskset execs the server, so the child's pid is the server's (for its RSS and CPU time).
+    const [command, ...prefix] = pinned ? ["taskset", "-c", "0", server.command] : [server.command];
+    const child = spawn(command, [...prefix, ...server.args, "agent", "serve", "--port", "0"], {
       env: { ...process.env, ACP_EDGE_HOME: home, ACP_EDGE_TOKEN: token, BENCH_MODEL_KEY: "bench-key-not-secret" },
       stdio: ["ignore", "ignore", "pipe"],
     });
@@ -173,7 +188,7 @@ async function turn(clients, sessionId) {
     clients.slice(1).map((c) => (c.chunks >= expected ? undefined : new Promise((done) => (c.onChunk = () => c.chunks >= expected && done())))),
   );
   for (const c of clients) c.onChunk = undefined;
-  return { ms: Math.max(answeredAt, ...clients.map((c) => c.lastChunkAt)) - started, chunks: expected };
+  return { ms: Math.max(answeredAt, ...clients.map((c) => c.lastChunkAt)) - started, answeredMs: answeredAt - started, chunks: expected };
 }
 
 async function benchServer(server) {
@@ -205,17 +220,20 @@ async function benchServer(server) {
     }
     await turn(one, solo); // warm-up: loads the model stack
     await turn(many, shared);
-    const times = { one: [], many: [] };
+    const times = { one: [], many: [], oneAnswered: [], manyAnswered: [] };
     const cpu = { one: 0, many: 0 };
     let chunks = 0;
     for (let i = 0; i < (only === "idle" ? 0 : RUNS); i += 1) {
       let t = cpuMs(child.pid);
-      times.one.push((await turn(one, solo)).ms);
+      const single = await turn(one, solo);
       cpu.one += cpuMs(child.pid) - t;
+      times.one.push(single.ms);
+      times.oneAnswered.push(single.answeredMs);
       t = cpuMs(child.pid);
       const r = await turn(many, shared);
       cpu.many += cpuMs(child.pid) - t;
       times.many.push(r.ms);
+      times.manyAnswered.push(r.answeredMs);
       chunks = r.chunks;
     }
     for (const c of [...one, ...many]) c.ws.close();
@@ -243,6 +261,8 @@ async function benchServer(server) {
       perSessionKb: (after - before) / Math.max(1, ids.length),
       oneMs: median(times.one),
       manyMs: median(times.many),
+      oneAnsweredMs: median(times.oneAnswered),
+      manyAnsweredMs: median(times.manyAnswered),
       chunks,
       cpuOneMs: cpu.one / RUNS,
       cpuManyMs: cpu.many / RUNS,
@@ -271,7 +291,7 @@ console.log(
   `machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), node ${process.version}, bun ${version(join(bin, "bun"), ["--version"])}` +
     (wanted.includes("deno") ? `, ${version(join(bin, "deno"), ["--version"])}` : ""),
 );
-const cols = ["server", "RSS before", `RSS +${IDLE_SESSIONS}`, "per idle session", "turn, 1 client", `turn, ${FAN_OUT} clients`, `${FAN_OUT}/1`, "server CPU/turn, 1", `${FAN_OUT}`, `CPU ${FAN_OUT}/1`];
+const cols = ["server", "RSS before", `RSS +${IDLE_SESSIONS}`, "per idle session", "turn, 1 client", `turn, ${FAN_OUT} clients`, `${FAN_OUT}/1`, "answered, 1", `${FAN_OUT}`, `answered ${FAN_OUT}/1`, "server CPU/turn, 1", `${FAN_OUT}`, `CPU ${FAN_OUT}/1`];
 const rows = results.map((r) => [
   r.name,
   `${r.rssBeforeMb.toFixed(1)} MB`,
@@ -280,6 +300,9 @@ const rows = results.map((r) => [
   `${r.oneMs.toFixed(0)} ms`,
   `${r.manyMs.toFixed(0)} ms`,
   `${(r.manyMs / r.oneMs).toFixed(2)}×`,
+  `${r.oneAnsweredMs.toFixed(0)} ms`,
+  `${r.manyAnsweredMs.toFixed(0)} ms`,
+  `${(r.manyAnsweredMs / r.oneAnsweredMs).toFixed(2)}×`,
   Number.isNaN(r.cpuOneMs) ? "?" : `${r.cpuOneMs.toFixed(0)} ms`,
   Number.isNaN(r.cpuManyMs) ? "?" : `${r.cpuManyMs.toFixed(0)} ms`,
   Number.isNaN(r.cpuOneMs) ? "?" : `${(r.cpuManyMs / r.cpuOneMs).toFixed(2)}×`,
@@ -290,7 +313,7 @@ console.log(line(cols));
 console.log(`|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`);
 for (const r of rows) console.log(line(r));
 console.log(
-  `(${results[0]?.chunks ?? 0} agent_message_chunk updates per turn; a turn ends when every client has every chunk, so it includes the ` +
-    `clients' own work on this machine; server CPU/turn is the server process's user+system time per turn, mean of the runs. ` +
+  `(${results[0]?.chunks ?? 0} agent_message_chunk updates per turn; a turn ends when every client has every chunk; "answered" is when the ` +
+    `prompting client has the prompt's answer; ${pinned ? "server pinned to core 0, clients and fake model to core 1" : "server and clients share the cores"}; server CPU/turn is the server process's user+system time per turn, mean of the runs. ` +
     `Targets: ≤ 200 KB per idle session, ${FAN_OUT}/1 ≤ 1.10×)`,
 );

@@ -3,15 +3,52 @@
  * socket is corked at the first send and uncorked once the tick's work is
  * done (or earlier when much is held). A streamed turn sends many small
  * frames to every attached client; one system call per frame per client is
- * what made fan-out cost grow with the number of clients.
+ * what made fan-out cost grow with the number of clients. A message sent to
+ * several sockets in a row (one update, every client of a session) is
+ * framed once, and the same bytes are written to each socket.
  * @module
  */
+import { Buffer } from "node:buffer";
 import type { Socket } from "node:net";
 import { setImmediate } from "node:timers";
 import type { WebSocket } from "ws";
 
 /** Bytes held back in one tick before they are handed to the socket anyway. */
 const FLUSH_BYTES = 64 * 1024;
+
+/**
+ * A whole unmasked text frame (RFC 6455 §5.2: FIN, opcode 1, then the
+ * payload length in 7, 7+16 or 7+64 bits). A server's frames are never
+ * masked, so one frame's bytes can go to every client as they are.
+ */
+export function textFrame(text: string): Buffer {
+  const payload = Buffer.from(text, "utf8");
+  const length = payload.length;
+  const headerLength = length < 126 ? 2 : length < 65_536 ? 4 : 10;
+  const frame = Buffer.allocUnsafe(headerLength + length);
+  frame[0] = 0x81;
+  if (length < 126) frame[1] = length;
+  else if (length < 65_536) {
+    frame[1] = 126;
+    frame.writeUInt16BE(length, 2);
+  } else {
+    frame[1] = 127;
+    frame.writeBigUInt64BE(BigInt(length), 2);
+  }
+  payload.copy(frame, headerLength);
+  return frame;
+}
+
+/** The last text sent and its frame: fan-out sends the same string object to each client in turn. */
+let lastText: string | undefined;
+let lastFrame: Buffer | undefined;
+function frameOf(text: string): Buffer {
+  if (text !== lastText || !lastFrame) {
+    lastFrame = textFrame(text);
+    lastText = text;
+  }
+  return lastFrame;
+}
 
 /** `send` and `bufferedAmount` for a `ws` socket, with sends batched per tick. */
 export function batchedSends(ws: WebSocket): { send(text: string): void; bufferedAmount(): number } {
@@ -28,15 +65,18 @@ export function batchedSends(ws: WebSocket): { send(text: string): void; buffere
   };
   return {
     send(text) {
-      if (!socket || socket.destroyed || ws.readyState !== ws.OPEN) return ws.send(text);
+      // `ws`'s own path whenever its sender may hold frames back (never with compression off, as here).
+      const sender = (ws as unknown as { _sender?: { _queue?: unknown[] } })._sender;
+      if (!socket || socket.destroyed || ws.readyState !== ws.OPEN || sender?._queue?.length) return ws.send(text);
       if (!corked) {
         corked = true;
         socket.cork();
         setImmediate(flush);
       }
-      const before = ws.bufferedAmount;
-      ws.send(text);
-      held += ws.bufferedAmount - before;
+      // The frame is written as `ws` would write it (and counted in its bufferedAmount), built once per message.
+      const frame = frameOf(text);
+      socket.write(frame);
+      held += frame.length;
       if (held >= FLUSH_BYTES) {
         flush();
       }

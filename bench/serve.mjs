@@ -6,6 +6,8 @@
 //       (1, 16, 1, 16, …); the turn ends when the prompt is answered and every client has every
 //       chunk. Medians and the 16/1 ratio.
 //   Also the server process's CPU time per turn (user + system, from /proc), which the clients' own work does not inflate.
+//   The 15 other clients of the shared session run in a worker thread, so the prompting client reads its answer without
+//   waiting behind their frames on one event loop.
 //   With two cores or more (and `taskset`), the server runs on core 0 and this process (the clients and the fake model)
 //   on core 1, so the 16 clients' own work does not take CPU from the server it measures; `--no-pin` turns that off.
 // Usage: npm run bench:serve [-- --quick] [-- --runtimes node,bun,deno] [-- --no-pin]
@@ -16,6 +18,7 @@ import { createServer } from "node:http";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { execFileSync } from "node:child_process";
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import WebSocket from "ws";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
@@ -26,7 +29,8 @@ const runtimesAt = flags.indexOf("--runtimes");
 const wanted = (flags.find((f) => f.startsWith("--runtimes="))?.slice("--runtimes=".length) ?? (runtimesAt >= 0 ? flags[runtimesAt + 1] : "node,bun")).split(",");
 /** `--only=fanout` or `--only=idle` runs one half (for profiling). */
 const only = flags.find((f) => f.startsWith("--only="))?.slice("--only=".length);
-const pinned = !flags.includes("--no-pin") && cpus().length >= 2 && pinTo(1, process.pid);
+// (The watchers' worker thread runs this module too: only the helpers below are meant for it.)
+const pinned = isMainThread && !flags.includes("--no-pin") && cpus().length >= 2 && pinTo(1, process.pid);
 const IDLE_SESSIONS = Number(process.env.BENCH_IDLE_SESSIONS ?? (quick ? 200 : 1000));
 const FAN_OUT = 16;
 const RUNS = quick ? 3 : 9;
@@ -58,8 +62,8 @@ const model = createServer((req, res) => {
   req.resume();
   req.on("end", () => (req.url?.startsWith("/v1/chat/completions") ? chatStream(res) : res.writeHead(404).end()));
 });
-await new Promise((done) => model.listen(0, "127.0.0.1", done));
-const modelUrl = `http://127.0.0.1:${model.address().port}`;
+if (isMainThread) await new Promise((done) => model.listen(0, "127.0.0.1", done));
+const modelUrl = isMainThread ? `http://127.0.0.1:${model.address().port}` : "";
 
 // ---------- the server under test ----------
 
@@ -155,7 +159,7 @@ function attach(url, sessionId) {
       if (data.includes('"method":"session/update"')) {
         if (data.includes('"agent_message_chunk"')) {
           client.chunks += 1;
-          client.lastChunkAt = performance.now();
+          client.lastChunkAt = now();
           client.onChunk?.();
         }
         return;
@@ -170,25 +174,71 @@ function attach(url, sessionId) {
   });
 }
 
+/** A clock shared by this thread and the watchers' thread. */
+const now = () => performance.timeOrigin + performance.now();
+
 async function bind(client, sessionId, cwd) {
   await client.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
   const result = await client.request("session/new", { cwd, mcpServers: [] });
   if (result.sessionId !== sessionId) throw new Error(`bound ${result.sessionId}, expected ${sessionId}`);
 }
 
-/** One prompt from the first client; resolves with ms until the answer and every client's last chunk. */
-async function turn(clients, sessionId) {
-  for (const c of clients) c.chunks = 0;
-  const started = performance.now();
-  const result = await clients[0].request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write 1500 words" }] });
+/**
+ * The 15 other clients of the shared session live in a worker thread: on one event loop with the
+ * prompting client, its answer would wait behind 15 sockets' worth of frames the bench itself has
+ * to read, which is the bench's latency, not the server's.
+ */
+function startWatchers(url, sessionId, cwd, count) {
+  const worker = new Worker(new URL(import.meta.url), { workerData: { url, sessionId, cwd, count }, argv: process.argv.slice(2) });
+  const replies = [];
+  worker.on("message", (m) => replies.shift()?.(m));
+  const ask = (message) => new Promise((done) => (replies.push(done), worker.postMessage(message)));
+  return {
+    ready: ask({ kind: "ready" }),
+    reset: () => ask({ kind: "reset" }),
+    /** Resolves with the time the last watcher got its `expected`-th chunk. */
+    allHave: (expected) => ask({ kind: "expect", expected }).then((m) => m.lastChunkAt),
+    close: () => ask({ kind: "close" }).then(() => worker.terminate()),
+  };
+}
+
+if (!isMainThread) {
+  const { url, sessionId, cwd, count } = workerData;
+  const clients = [];
+  for (let i = 0; i < count; i += 1) {
+    const c = await attach(url, sessionId);
+    await bind(c, sessionId, cwd);
+    clients.push(c);
+  }
+  parentPort.on("message", async (m) => {
+    if (m.kind === "ready") parentPort.postMessage({});
+    if (m.kind === "reset") {
+      for (const c of clients) c.chunks = 0;
+      parentPort.postMessage({});
+    }
+    if (m.kind === "expect") {
+      await Promise.all(clients.map((c) => (c.chunks >= m.expected ? undefined : new Promise((done) => (c.onChunk = () => c.chunks >= m.expected && done())))));
+      for (const c of clients) c.onChunk = undefined;
+      parentPort.postMessage({ lastChunkAt: Math.max(0, ...clients.map((c) => c.lastChunkAt)) });
+    }
+    if (m.kind === "close") {
+      for (const c of clients) c.ws.close();
+      parentPort.postMessage({});
+    }
+  });
+}
+
+/** One prompt from the prompting client; ms until its answer, and until every client (watchers too) has every chunk. */
+async function turn(client, sessionId, watchers) {
+  client.chunks = 0;
+  await watchers?.reset();
+  const started = now();
+  const result = await client.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write 1500 words" }] });
   if (result.stopReason !== "end_turn") throw new Error(`turn ended with ${result.stopReason}`);
-  const answeredAt = performance.now();
-  const expected = clients[0].chunks;
-  await Promise.all(
-    clients.slice(1).map((c) => (c.chunks >= expected ? undefined : new Promise((done) => (c.onChunk = () => c.chunks >= expected && done())))),
-  );
-  for (const c of clients) c.onChunk = undefined;
-  return { ms: Math.max(answeredAt, ...clients.map((c) => c.lastChunkAt)) - started, answeredMs: answeredAt - started, chunks: expected };
+  const answeredAt = now();
+  const expected = client.chunks;
+  const watchersDone = watchers ? await watchers.allHave(expected) : 0;
+  return { ms: Math.max(answeredAt, client.lastChunkAt, watchersDone) - started, answeredMs: answeredAt - started, chunks: expected };
 }
 
 async function benchServer(server) {
@@ -210,16 +260,14 @@ async function benchServer(server) {
     // (b) fan-out first, on a fresh process: one session with 1 client, one with 16.
     const solo = await createSession(url, cwd);
     const shared = await createSession(url, cwd);
-    const one = [await attach(url, solo)];
-    await bind(one[0], solo, cwd);
-    const many = [];
-    for (let i = 0; i < FAN_OUT; i += 1) {
-      const c = await attach(url, shared);
-      await bind(c, shared, cwd);
-      many.push(c);
-    }
+    const one = await attach(url, solo);
+    await bind(one, solo, cwd);
+    const prompting = await attach(url, shared);
+    await bind(prompting, shared, cwd);
+    const watchers = startWatchers(url, shared, cwd, FAN_OUT - 1);
+    await watchers.ready;
     await turn(one, solo); // warm-up: loads the model stack
-    await turn(many, shared);
+    await turn(prompting, shared, watchers);
     const times = { one: [], many: [], oneAnswered: [], manyAnswered: [] };
     const cpu = { one: 0, many: 0 };
     let chunks = 0;
@@ -230,13 +278,15 @@ async function benchServer(server) {
       times.one.push(single.ms);
       times.oneAnswered.push(single.answeredMs);
       t = cpuMs(child.pid);
-      const r = await turn(many, shared);
+      const r = await turn(prompting, shared, watchers);
       cpu.many += cpuMs(child.pid) - t;
       times.many.push(r.ms);
       times.manyAnswered.push(r.answeredMs);
       chunks = r.chunks;
     }
-    for (const c of [...one, ...many]) c.ws.close();
+    one.ws.close();
+    prompting.ws.close();
+    await watchers.close();
     await sleep(300);
 
     // (a) idle sessions: created first (files on disk), then attached, one socket each.
@@ -275,6 +325,7 @@ async function benchServer(server) {
   }
 }
 
+if (isMainThread) {
 const version = (command, args) => {
   try {
     return execFileSync(command, args, { encoding: "utf8" }).split("\n")[0].trim();
@@ -317,3 +368,4 @@ console.log(
     `prompting client has the prompt's answer; ${pinned ? "server pinned to core 0, clients and fake model to core 1" : "server and clients share the cores"}; server CPU/turn is the server process's user+system time per turn, mean of the runs. ` +
     `Targets: ≤ 200 KB per idle session, ${FAN_OUT}/1 ≤ 1.10×)`,
 );
+}

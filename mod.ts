@@ -13,7 +13,8 @@
  * ```
  * @module
  */
-import { exitOnUncaughtError, runCli } from "./src/cli/main.ts";
+import { exitOnUncaughtError, reportDotenvUndo, runCli } from "./src/cli/main.ts";
+import { undoBunDotenv } from "./src/runtime/bun-dotenv.ts";
 import { commandArgs, exitProcess } from "./src/runtime/process.ts";
 import { isMainModule } from "./src/runtime/main-module.ts";
 
@@ -50,6 +51,9 @@ export async function startServer(services: AgentServices, options: ServeOptions
 }
 
 if (isMainModule(import.meta)) {
+  // What a project's .env made Bun set is undone before the command line reads the environment.
+  const dotenv = undoBunDotenv();
   exitOnUncaughtError();
+  reportDotenvUndo(dotenv);
   exitProcess(await runCli(commandArgs()));
 }

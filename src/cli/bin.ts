@@ -3,13 +3,17 @@
  * Entry point of the `acp-edge` executable (`dist/cli.js`).
  * @module
  */
+import { undoBunDotenv } from "../runtime/bun-dotenv.ts";
 import { enableCompileCache } from "../runtime/compile-cache.ts";
 
+// Before anything reads the environment: what a project's .env made Bun set is undone (see bun-dotenv.ts).
+const dotenv = undoBunDotenv();
 // Before the rest of the program is imported, so Node (22.1+) can cache its compiled code.
 enableCompileCache();
-const [{ commandArgs, exitProcess }, { exitOnUncaughtError, runCli }] = await Promise.all([
+const [{ commandArgs, exitProcess }, { exitOnUncaughtError, reportDotenvUndo, runCli }] = await Promise.all([
   import("../runtime/process.ts"),
   import("./main.ts"),
 ]);
 exitOnUncaughtError();
+reportDotenvUndo(dotenv);
 exitProcess(await runCli(commandArgs()));

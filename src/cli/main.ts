@@ -5,7 +5,8 @@
  */
 import { ConfigError } from "../config/settings.ts";
 import { PACKAGE_VERSION } from "../config/version.ts";
-import { logLevel, printError, printOut, setLogLevel } from "../runtime/log.ts";
+import type { DotenvUndo } from "../runtime/bun-dotenv.ts";
+import { log, logLevel, printError, printOut, setLogLevel } from "../runtime/log.ts";
 import { exitProcess, onUncaughtError } from "../runtime/process.ts";
 import { HELP } from "./help.ts";
 import { parseCommandLine, UsageError } from "./options.ts";
@@ -21,6 +22,16 @@ export function exitOnUncaughtError(): void {
     printError(`acp-edge: unexpected error: ${detail}`);
     exitProcess(1);
   });
+}
+
+/** Says which variables a project's `.env` set under Bun and were undone (names only: values may be secrets). */
+export function reportDotenvUndo(undo: DotenvUndo): void {
+  const names = [...undo.removed, ...undo.restored];
+  if (names.length === 0) return;
+  log.warn(
+    `ignored ${names.join(", ")}: set by a .env file in the folder the agent started in ` +
+      `(Bun loads them; acp-edge never does${undo.exact ? "" : ", so every variable they name is removed"}). Set them in the environment instead.`,
+  );
 }
 
 /** Runs the command line and resolves with the exit code. */

@@ -11,7 +11,7 @@ import { Readable, Writable } from "node:stream";
 export type RuntimeName = "node" | "bun" | "deno";
 
 export const ROOT = resolve(import.meta.dir, "../..");
-const BIN = join(ROOT, "node_modules", ".bin");
+export const BIN = join(ROOT, "node_modules", ".bin");
 
 /** Runtimes the e2e suites run on; `ACP_EDGE_TEST_RUNTIMES=node,bun` narrows it. */
 export const RUNTIMES: RuntimeName[] = (process.env.ACP_EDGE_TEST_RUNTIMES?.split(",") as RuntimeName[] | undefined) ?? [

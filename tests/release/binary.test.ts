@@ -2,11 +2,11 @@
  * `npm run build:binary` → release/acp-edge (Bun's --compile): `--version`,
  * `agent stdio` and `agent serve` from the binary alone, outside the project.
  */
-import { afterAll, beforeAll, describe, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { copyFileSync, chmodSync } from "node:fs";
+import { copyFileSync, chmodSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeSandbox, ROOT, type Launcher, type Sandbox } from "../helpers/agent-process.ts";
+import { makeSandbox, ROOT, runAgentCommand, type Launcher, type Sandbox } from "../helpers/agent-process.ts";
 import { checkServeTurn, checkStdioTurn, checkVersion } from "../helpers/artifact-checks.ts";
 
 let sandbox: Sandbox;
@@ -31,6 +31,16 @@ describe("release/acp-edge (compiled with bun)", () => {
 
   test("agent stdio: initialize and one turn", async () => {
     await checkStdioTurn(binary, sandbox, "the binary answers");
+  });
+
+  test("started in a hostile project: its bunfig.toml preload never runs and its .env sets nothing", async () => {
+    writeFileSync(join(sandbox.project, "bunfig.toml"), 'preload = ["./preload.js"]\n');
+    writeFileSync(join(sandbox.project, "preload.js"), 'require("node:fs").writeFileSync("preload-ran", "yes");\n');
+    writeFileSync(join(sandbox.project, ".env"), "ANTHROPIC_API_KEY=sk-ant-from-a-project-dotenv-0000\n");
+    const result = await runAgentCommand(binary, ["models"], { cwd: sandbox.project, env: { ACP_EDGE_HOME: sandbox.home } });
+    expect(result.code).toBe(0);
+    expect(existsSync(join(sandbox.project, "preload-ran"))).toBe(false);
+    for (const line of result.stdout.split("\n").filter((l) => l.startsWith("anthropic/"))) expect(line).toContain("no — set");
   });
 
   test("agent serve: /healthz, a WebSocket turn, SIGTERM exits 0, session kept", async () => {

@@ -1,0 +1,96 @@
+/**
+ * Bun reads `.env` files from the folder it starts in before any of our
+ * code runs (`bunx --bun acp-edge`, `bun dist/cli.js`, `bun mod.ts`). An
+ * editor starts the agent in the user's project, which may not be trusted:
+ * a `.env` there could point `ANTHROPIC_BASE_URL` at someone else's server,
+ * which would then receive the user's key. Node and Deno never read these
+ * files and acp-edge does not either, so on Bun what they set is undone.
+ * Where `/proc/self/environ` holds the environment the process started with
+ * (Linux), that environment is restored exactly; elsewhere every variable
+ * the files name is removed (failing closed), with a notice naming them.
+ * @module
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { runtimeName } from "./detect.ts";
+
+/** The files Bun loads by default, for every NODE_ENV it knows. */
+const DOTENV_FILES = [".env", ".env.local", ...["development", "production", "test"].flatMap((mode) => [`.env.${mode}`, `.env.${mode}.local`])];
+
+/** What was undone: variables removed, and variables given back their value from the start. */
+export interface DotenvUndo {
+  removed: string[];
+  restored: string[];
+  /** False where the start environment could not be read, so every variable a file names was removed. */
+  exact: boolean;
+}
+
+/** Undoes Bun's loading of the `.env` files in `folder`; does nothing on Node and Deno or without such files. */
+export function undoBunDotenv(folder = process.cwd(), runtime = runtimeName, readStart = startEnvironment): DotenvUndo {
+  const undo: DotenvUndo = { removed: [], restored: [], exact: true };
+  if (runtime !== "bun") return undo;
+  const files = DOTENV_FILES.map((name) => join(folder, name)).filter((path) => existsSync(path));
+  if (files.length === 0) return undo;
+  const start = readStart();
+  if (start) {
+    for (const name of Object.keys(process.env)) {
+      if (!start.has(name)) {
+        delete process.env[name];
+        undo.removed.push(name);
+      } else if (process.env[name] !== start.get(name)) {
+        process.env[name] = start.get(name);
+        undo.restored.push(name);
+      }
+    }
+    return undo;
+  }
+  undo.exact = false;
+  for (const path of files) {
+    for (const name of namesIn(readText(path))) {
+      if (name in process.env) {
+        delete process.env[name];
+        undo.removed.push(name);
+      }
+    }
+  }
+  return undo;
+}
+
+/** The environment this process was started with, or undefined where the system does not show it. */
+function startEnvironment(): Map<string, string> | undefined {
+  let raw: string;
+  try {
+    raw = readFileSync("/proc/self/environ", "utf8");
+  } catch {
+    return undefined;
+  }
+  const start = new Map<string, string>();
+  for (const entry of raw.split("\0")) {
+    const equals = entry.indexOf("=");
+    if (equals > 0) start.set(entry.slice(0, equals), entry.slice(equals + 1));
+  }
+  return start;
+}
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Every name a dotenv text may assign (`NAME=…`, `export NAME=…`, `NAME: …`).
+ * Lines inside a multi-line value can look like assignments too; naming too
+ * many only removes more, which is the safe side.
+ */
+export function namesIn(text: string): string[] {
+  const names: string[] = [];
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*[=:]/.exec(line);
+    if (match) names.push(match[1]!);
+  }
+  return names;
+}

@@ -1,0 +1,94 @@
+/**
+ * A project's `.env` files never configure the agent. Bun loads them from
+ * the folder it starts in before any of our code runs (and editors start
+ * the agent in the user's project): a hostile `.env` could set a provider
+ * key or point `ANTHROPIC_BASE_URL` at someone else's server. On every
+ * runtime, `acp-edge models` started in such a folder must see none of it.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BIN, makeSandbox, ROOT, runAgentCommand, RUNTIMES, type Launcher, type Sandbox } from "../helpers/agent-process.ts";
+import { namesIn, undoBunDotenv } from "../../src/runtime/bun-dotenv.ts";
+
+const DOTENV = [
+  "ANTHROPIC_API_KEY=sk-ant-from-a-project-dotenv-0000",
+  "export OPENAI_API_KEY='sk-from-a-project-dotenv-1111'",
+  "ANTHROPIC_BASE_URL=http://127.0.0.1:9/v1",
+].join("\n");
+
+/** Each runtime as the suite runs it, plus `bun dist/cli.js` (what `bunx --bun acp-edge` runs). */
+const launchers: Array<{ name: string; runtime: (typeof RUNTIMES)[number] | Launcher; bun: boolean }> = [
+  ...RUNTIMES.map((runtime) => ({ name: runtime, runtime, bun: runtime === "bun" })),
+  ...(RUNTIMES.includes("bun") ? [{ name: "bun dist/cli.js", runtime: { command: join(BIN, "bun"), args: [join(ROOT, "dist", "cli.js")] }, bun: true }] : []),
+];
+
+for (const { name, runtime, bun } of launchers) {
+  describe(`a project's .env on ${name}`, () => {
+    let sandbox: Sandbox;
+    beforeEach(() => {
+      sandbox = makeSandbox();
+      writeFileSync(join(sandbox.project, ".env"), `${DOTENV}\n`);
+      writeFileSync(join(sandbox.project, ".env.local"), "ACP_EDGE_LOG=debug\n");
+      writeFileSync(join(sandbox.project, ".env.development"), "OPENAI_API_KEY=sk-from-env-development-2222\n");
+    });
+    afterEach(() => sandbox.cleanup());
+
+    test("gives no model credentials, and its values appear nowhere", async () => {
+      const result = await runAgentCommand(runtime, ["models"], { cwd: sandbox.project, env: { ACP_EDGE_HOME: sandbox.home } });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain("anthropic/claude-sonnet-4-5");
+      expect(result.stdout).not.toMatch(/claude-sonnet-4-5\s+\S+\s+yes/);
+      for (const line of result.stdout.split("\n").filter((l) => /^(anthropic|openai)\//.test(l))) expect(line).toContain("no — set");
+      expect(result.stdout + result.stderr).not.toContain("from-a-project-dotenv");
+      expect(result.stdout + result.stderr).not.toContain("from-env-development");
+      // Bun loaded the files before the agent started; the agent says what it undid, by name only.
+      if (bun) expect(result.stderr).toContain("ANTHROPIC_API_KEY");
+    });
+
+    test("leaves the real environment as it was", async () => {
+      const result = await runAgentCommand(runtime, ["models"], {
+        cwd: sandbox.project,
+        env: { ACP_EDGE_HOME: sandbox.home, OPENAI_API_KEY: "sk-the-real-environment-3333" },
+      });
+      expect(result.code).toBe(0);
+      const openai = result.stdout.split("\n").filter((l) => l.startsWith("openai/"));
+      expect(openai.length).toBeGreaterThan(0);
+      for (const line of openai) expect(line).not.toContain("no — set");
+      for (const line of result.stdout.split("\n").filter((l) => l.startsWith("anthropic/"))) expect(line).toContain("no — set");
+    });
+  });
+}
+
+describe("undoBunDotenv where the start environment cannot be read", () => {
+  let sandbox: Sandbox;
+  beforeEach(() => (sandbox = makeSandbox()));
+  afterEach(() => {
+    for (const name of ["ACP_EDGE_DOTENV_TEST_A", "ACP_EDGE_DOTENV_TEST_B", "ACP_EDGE_DOTENV_TEST_C"]) delete process.env[name];
+    sandbox.cleanup();
+  });
+
+  test("removes every variable a file names (failing closed), and nothing else", () => {
+    writeFileSync(join(sandbox.project, ".env.production.local"), "ACP_EDGE_DOTENV_TEST_A=1\n  export ACP_EDGE_DOTENV_TEST_B = 2\n");
+    process.env.ACP_EDGE_DOTENV_TEST_A = "1";
+    process.env.ACP_EDGE_DOTENV_TEST_B = "2";
+    process.env.ACP_EDGE_DOTENV_TEST_C = "3";
+    const undo = undoBunDotenv(sandbox.project, "bun", () => undefined);
+    expect(undo).toEqual({ removed: ["ACP_EDGE_DOTENV_TEST_A", "ACP_EDGE_DOTENV_TEST_B"], restored: [], exact: false });
+    expect(process.env.ACP_EDGE_DOTENV_TEST_C).toBe("3");
+  });
+
+  test("does nothing on Node and Deno, nor without .env files", () => {
+    writeFileSync(join(sandbox.project, ".env"), "ACP_EDGE_DOTENV_TEST_A=1\n");
+    process.env.ACP_EDGE_DOTENV_TEST_A = "1";
+    expect(undoBunDotenv(sandbox.project, "node", () => undefined).removed).toEqual([]);
+    expect(undoBunDotenv(sandbox.project, "deno", () => undefined).removed).toEqual([]);
+    expect(undoBunDotenv(sandbox.home, "bun", () => undefined).removed).toEqual([]);
+    expect(process.env.ACP_EDGE_DOTENV_TEST_A).toBe("1");
+  });
+
+  test("namesIn over-reads rather than under-reads", () => {
+    const text = 'A=1\r\nexport B="x\nC=inside a quoted value"\n# D=comment\n E : yaml style\n=nothing\n1F=bad\nG.H-I=ok';
+    expect(namesIn(text)).toEqual(["A", "B", "C", "E", "G.H-I"]);
+  });
+});

@@ -6,10 +6,18 @@
  * @module
  */
 import type { LiveSession } from "../sessions/live-session.ts";
+import { prepareSchemas } from "./sdk.ts";
 
-/** After this answer is written: load the code `session/new` needs. */
+/** After this answer is written: load the code `session/new` needs, then build the SDK's param schemas. */
 export function warmUpAfterInitialize(): void {
-  setTimeout(() => void import("../sessions/turn-warm-up.ts").then((m) => m.warmUpSessionCode()).catch(() => undefined), 0);
+  setTimeout(
+    () =>
+      void import("../sessions/turn-warm-up.ts")
+        .then((m) => m.warmUpSessionCode())
+        .then(() => setTimeout(prepareSchemas, 0))
+        .catch(() => undefined),
+    0,
+  );
 }
 
 /** After this answer is written: prepare the session's model client for its first prompt. */

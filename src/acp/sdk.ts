@@ -8,3 +8,14 @@
 export * as acp from "@agentclientprotocol/sdk";
 export { RequestError, methods, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 export type * from "@agentclientprotocol/sdk";
+
+import * as sdk from "@agentclientprotocol/sdk";
+
+/**
+ * Builds the SDK's param schemas now rather than in the first request that
+ * needs them. Only the dist build defers them (scripts/build.mjs, which adds
+ * `__loadSchemas`); run from source they were built when the SDK loaded.
+ */
+export function prepareSchemas(): void {
+  (sdk as { __loadSchemas?: () => void }).__loadSchemas?.();
+}

@@ -6,6 +6,7 @@ import { PACKAGE_VERSION } from "../../config/version.ts";
 import { AUTH_METHOD_ID } from "../errors.ts";
 import { warmUpAfterInitialize } from "../idle-warm-up.ts";
 import type { ConnectionState } from "../connection-state.ts";
+import { parseInitializeParams } from "../initialize-params.ts";
 import { methods, PROTOCOL_VERSION, type AgentApp, type AuthMethod, type InitializeResponse } from "../sdk.ts";
 import type { AgentServices } from "../../sessions/services.ts";
 
@@ -22,7 +23,7 @@ export function authMethod(services: AgentServices): AuthMethod {
 
 /** Registers `initialize`; `onAnswered` runs as each answer goes out (to start work the client's next request will need). */
 export function registerInitialize(app: AgentApp, services: AgentServices, state: ConnectionState, hooks: { onAnswered?: () => void } = {}): void {
-  app.onRequest(methods.agent.initialize, ({ params }): InitializeResponse => {
+  app.onRequest(methods.agent.initialize, parseInitializeParams, ({ params }): InitializeResponse => {
     state.clientCapabilities = params.clientCapabilities ?? {};
     warmUpAfterInitialize();
     // v1 is the only version acp-edge speaks; any requested version gets it (the client decides whether to go on).
@@ -46,4 +47,7 @@ export function registerInitialize(app: AgentApp, services: AgentServices, state
     hooks.onAnswered?.();
     return answer;
   });
+  // Registered with its own parser, `initialize` is a custom method to the SDK, which then would not refuse
+  // other requests before it; this is the flag its own registration of `initialize` sets.
+  (app as unknown as { hasInitializeHandler: boolean }).hasInitializeHandler = true;
 }

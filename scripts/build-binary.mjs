@@ -1,0 +1,49 @@
+// The compiled binary (release/acp-edge): Bun's --compile over the one-file Node build
+// (scripts/build.mjs --single, so the same deferred SDK schemas), with bytecode laid out in the order
+// one start-up of the binary runs it (fewer pages read and kept before `initialize` is answered).
+// A project's .env and bunfig.toml are never loaded by the binary. Usage: node scripts/build-binary.mjs
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const source = join(root, "release", "acp-edge.mjs");
+const binary = join(root, "release", "acp-edge");
+const bun = existsSync(join(root, "node_modules", ".bin", "bun")) ? join(root, "node_modules", ".bin", "bun") : "bun";
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: root, stdio: "inherit", ...options });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${result.status ?? result.signal})`);
+}
+
+const compile = (extra = []) =>
+  run(bun, ["build", "--compile", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--minify", "--bytecode", "--format=esm", ...extra, source, "--outfile", binary]);
+
+/** Starts the binary once, answers `initialize`, and returns the order file it wrote (or undefined). */
+async function recordStartOrder(work) {
+  const order = join(work, "order.txt");
+  const child = spawn(binary, ["agent", "stdio"], {
+    cwd: work,
+    env: { ...process.env, ACP_EDGE_HOME: join(work, "home"), BUN_BYTECODE_ORDER_OUT: order },
+    stdio: ["pipe", "pipe", "ignore"],
+  });
+  const answered = new Promise((done) => child.stdout.on("data", (chunk) => chunk.includes('"id":1') && done()));
+  child.stdin.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n');
+  await Promise.race([answered, new Promise((done) => setTimeout(done, 10_000).unref())]);
+  child.stdin.end();
+  await new Promise((done) => child.on("exit", done));
+  return existsSync(order) && statSync(order).size > 0 ? order : undefined;
+}
+
+run(process.execPath, [join(root, "scripts", "build.mjs"), "--single"]);
+compile();
+const work = mkdtempSync(join(tmpdir(), "acp-edge-binary-"));
+try {
+  const order = await recordStartOrder(work);
+  if (order) compile([`--bytecode-order=${order}`]);
+  else console.warn("build-binary: no start-up order was recorded; the binary keeps the default bytecode layout");
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,43 @@
+/**
+ * The ACP SDK builds all of its zod schemas when it loads: about half of
+ * what Node spends before it can answer `initialize`, and a quarter of its
+ * memory then. The dist build (scripts/build.mjs) hands the SDK this table
+ * in place of its generated schema module, so each schema is built the
+ * first time something parses with it. Every schema the SDK's app layer
+ * holds is only ever used through its properties (`.parse`, `.safeParse`),
+ * which this forwards to the real schema.
+ * @module
+ */
+
+/** A stand-in for module `load()`'s export `name`: property reads go to the real value, built on first use. */
+function lazyExport(load: () => Record<string, unknown>, name: string): unknown {
+  const real = () => load()[name] as Record<PropertyKey, unknown>;
+  return new Proxy(
+    {},
+    {
+      get(_target, key) {
+        const target = real();
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+      has: (_target, key) => Reflect.has(real(), key),
+    },
+  );
+}
+
+/** A namespace whose every export is a lazy stand-in for the same export of `load()`. */
+export function lazyNamespace(load: () => Record<string, unknown>): Record<string, unknown> {
+  let loaded: Record<string, unknown> | undefined;
+  const once = () => (loaded ??= load());
+  const stand = new Map<string, unknown>();
+  return new Proxy(
+    {},
+    {
+      get(_target, name) {
+        if (typeof name !== "string") return undefined;
+        if (!stand.has(name)) stand.set(name, lazyExport(once, name));
+        return stand.get(name);
+      },
+    },
+  );
+}

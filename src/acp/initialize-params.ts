@@ -13,6 +13,20 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 const flag = (value: unknown): boolean => value === true;
 const optionalObject = (value: unknown): Record<string, unknown> | undefined => (isObject(value) ? value : undefined);
 
+/**
+ * The named fields of `raw` that are objects, each dropped otherwise, as the
+ * SDK's schema does: every nested capability is an object whose presence
+ * grants something, so a lookalike (`"yes"`, `1`, `[]`) must not pass.
+ */
+function objects(raw: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const value = optionalObject(raw[key]);
+    if (value) out[key] = value;
+  }
+  return out;
+}
+
 function capabilities(raw: unknown): ClientCapabilities {
   const given = isObject(raw) ? raw : {};
   const fs = isObject(given.fs) ? given.fs : {};
@@ -22,10 +36,25 @@ function capabilities(raw: unknown): ClientCapabilities {
     terminal: flag(given.terminal),
     auth: { terminal: flag(auth.terminal) },
   };
-  for (const key of ["session", "elicitation", "_meta"] as const) {
-    const value = optionalObject(given[key]);
-    if (value) (out as Record<string, unknown>)[key] = value;
+  const session = optionalObject(given.session);
+  if (session) {
+    const configOptions = optionalObject(session.configOptions);
+    out.session = {
+      ...objects(session, ["compaction", "notices", "_meta"]),
+      ...(configOptions ? { configOptions: objects(configOptions, ["boolean", "_meta"]) } : {}),
+    } as ClientCapabilities["session"];
   }
+  const elicitation = optionalObject(given.elicitation);
+  if (elicitation) {
+    const shaped: Record<string, unknown> = objects(elicitation, ["_meta"]);
+    for (const kind of ["form", "url"] as const) {
+      const value = optionalObject(elicitation[kind]);
+      if (value) shaped[kind] = objects(value, ["_meta"]);
+    }
+    out.elicitation = shaped as ClientCapabilities["elicitation"];
+  }
+  const meta = optionalObject(given._meta);
+  if (meta) out._meta = meta;
   return out;
 }
 

@@ -4,6 +4,7 @@
  * a capability is granted only by a literal `true`, never by a lookalike.
  */
 import { describe, expect, test } from "bun:test";
+import { zInitializeRequest } from "../../node_modules/@agentclientprotocol/sdk/dist/v1/schema/zod.gen.js";
 import { parseInitializeParams } from "../../src/acp/initialize-params.ts";
 
 const code = (fn: () => unknown): number | undefined => {
@@ -72,6 +73,62 @@ describe("parseInitializeParams", () => {
       } catch (error) {
         expect((error as { code?: number }).code).toBe(-32602);
       }
+    }
+  });
+});
+
+/**
+ * Against the SDK's own schema (what answered `initialize` before): for the
+ * same params, the same accept/refuse decision, and every capability the
+ * agent acts on granted by ours only where the SDK's grants it too.
+ */
+describe("parseInitializeParams against the SDK's zInitializeRequest", () => {
+  /** The capabilities acp-edge reads (client-workspace.ts, session-client.ts), as the agent would see them. */
+  const granted = (caps: Record<string, any> | undefined) => ({
+    read: caps?.fs?.readTextFile === true,
+    write: caps?.fs?.writeTextFile === true,
+    terminal: caps?.terminal === true,
+    authTerminal: caps?.auth?.terminal === true,
+    terminalOutput: caps?._meta?.terminal_output === true,
+    compaction: Boolean(caps?.session?.compaction),
+    configOptions: Boolean(caps?.session?.configOptions),
+    notices: Boolean(caps?.session?.notices),
+    elicitationForm: Boolean(caps?.elicitation?.form),
+    elicitationUrl: Boolean(caps?.elicitation?.url),
+  });
+  const ours = (params: unknown) => {
+    try {
+      return granted(parseInitializeParams(params).clientCapabilities as Record<string, any>);
+    } catch {
+      return "refused";
+    }
+  };
+  const sdks = (params: unknown) => {
+    const parsed = zInitializeRequest.safeParse(params ?? {});
+    return parsed.success ? granted(parsed.data.clientCapabilities as Record<string, any>) : "refused";
+  };
+
+  test("lookalike session and elicitation capabilities grant nothing, as with the SDK's schema", () => {
+    for (const value of ["yes", 1, true, [], [1], ""]) {
+      const params = { protocolVersion: 1, clientCapabilities: { session: { compaction: value, configOptions: value, notices: value }, elicitation: { form: value, url: value } } };
+      expect({ value, ours: ours(params) }).toEqual({ value, ours: sdks(params) });
+    }
+  });
+
+  test("a seeded run of random params: the same answer as the SDK's schema", () => {
+    let seed = 11;
+    const next = () => (seed = (seed * 48271) % 2147483647);
+    const leaves = [true, false, 0, 1, "", "x", null, undefined, [], [true], {}];
+    const value = (depth: number): unknown => {
+      if (depth === 0 || next() % 3 === 0) return leaves[next() % leaves.length];
+      const keys = ["fs", "terminal", "auth", "session", "elicitation", "_meta", "readTextFile", "writeTextFile", "compaction", "configOptions", "notices", "form", "url", "terminal_output", "boolean"];
+      const out: Record<string, unknown> = {};
+      for (let i = next() % 4; i > 0; i -= 1) out[keys[next() % keys.length]!] = value(depth - 1);
+      return out;
+    };
+    for (let i = 0; i < 3_000; i += 1) {
+      const params = next() % 20 === 0 ? value(1) : { protocolVersion: next() % 5 === 0 ? value(0) : next() % 3, clientCapabilities: value(3), clientInfo: value(1), _meta: value(1) };
+      expect({ params, ours: ours(params) }).toEqual({ params, ours: sdks(params) });
     }
   });
 });

@@ -15,8 +15,14 @@ import { join } from "node:path";
 import process from "node:process";
 import { runtimeName } from "./detect.ts";
 
-/** The files Bun loads by default, for every NODE_ENV it knows. */
-const DOTENV_FILES = [".env", ".env.local", ...["development", "production", "test"].flatMap((mode) => [`.env.${mode}`, `.env.${mode}.local`])];
+/** The files Bun loads by default, for every NODE_ENV it knows, and for the one this process started with. */
+function dotenvFiles(): string[] {
+  const modes = new Set(["development", "production", "test"]);
+  // A later Bun may load `.env.${NODE_ENV}` for any value (only a plain name: it becomes part of a path here).
+  const mode = process.env.NODE_ENV;
+  if (mode && /^[A-Za-z0-9_-]+$/.test(mode)) modes.add(mode);
+  return [".env", ".env.local", ...[...modes].flatMap((m) => [`.env.${m}`, `.env.${m}.local`])];
+}
 
 /** What was undone: variables removed, and variables given back their value from the start. */
 export interface DotenvUndo {
@@ -26,12 +32,15 @@ export interface DotenvUndo {
   exact: boolean;
 }
 
-/** Undoes Bun's loading of the `.env` files in `folder`; does nothing on Node and Deno or without such files. */
+/**
+ * Undoes Bun's loading of `.env` files; does nothing on Node and Deno. Where
+ * the start environment can be read, whatever differs from it is undone
+ * whichever file set it (a Bun version may load more names than listed
+ * here); elsewhere, what the `.env` files in `folder` name is removed.
+ */
 export function undoBunDotenv(folder = process.cwd(), runtime = runtimeName, readStart = startEnvironment): DotenvUndo {
   const undo: DotenvUndo = { removed: [], restored: [], exact: true };
   if (runtime !== "bun") return undo;
-  const files = DOTENV_FILES.map((name) => join(folder, name)).filter((path) => existsSync(path));
-  if (files.length === 0) return undo;
   const start = readStart();
   if (start) {
     for (const name of Object.keys(process.env)) {
@@ -45,6 +54,8 @@ export function undoBunDotenv(folder = process.cwd(), runtime = runtimeName, rea
     }
     return undo;
   }
+  const files = dotenvFiles().map((name) => join(folder, name)).filter((path) => existsSync(path));
+  if (files.length === 0) return undo;
   undo.exact = false;
   for (const path of files) {
     for (const name of namesIn(readText(path))) {
@@ -89,7 +100,7 @@ function readText(path: string): string {
 export function namesIn(text: string): string[] {
   const names: string[] = [];
   for (const line of text.split(/\r\n|\r|\n/)) {
-    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*[=:]/.exec(line);
+    const match = /^\s*(?:export\s+)?([A-Za-z0-9_.-]+)\s*[=:]/.exec(line);
     if (match) names.push(match[1]!);
   }
   return names;

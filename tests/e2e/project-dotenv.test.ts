@@ -88,7 +88,54 @@ describe("undoBunDotenv where the start environment cannot be read", () => {
   });
 
   test("namesIn over-reads rather than under-reads", () => {
-    const text = 'A=1\r\nexport B="x\nC=inside a quoted value"\n# D=comment\n E : yaml style\n=nothing\n1F=bad\nG.H-I=ok';
+    const text = 'A=1\r\nexport B="x\nC=inside a quoted value"\n# D=comment\n E : yaml style\n=nothing\nG.H-I=ok';
     expect(namesIn(text)).toEqual(["A", "B", "C", "E", "G.H-I"]);
+  });
+
+  test("namesIn reads every name Bun sets, also those starting with a digit, a dot or a dash", () => {
+    // Bun's loader takes [A-Za-z0-9_.-]+ as a name, whatever its first character.
+    expect(namesIn("1F=a\n.G=b\n-H=c\n\t\v\f 9=d\n@I=no\nJ K=no")).toEqual(["1F", ".G", "-H", "9"]);
+  });
+
+  test("in a .env named for the NODE_ENV at start, whatever its value, every name is removed", () => {
+    writeFileSync(join(sandbox.project, ".env.staging"), "ACP_EDGE_DOTENV_TEST_A=1\n");
+    writeFileSync(join(sandbox.project, ".env.staging.local"), "ACP_EDGE_DOTENV_TEST_B=1\n");
+    process.env.ACP_EDGE_DOTENV_TEST_A = "1";
+    process.env.ACP_EDGE_DOTENV_TEST_B = "1";
+    const before = process.env.NODE_ENV;
+    process.env.NODE_ENV = "staging";
+    try {
+      expect(undoBunDotenv(sandbox.project, "bun", () => undefined).removed.sort()).toEqual(["ACP_EDGE_DOTENV_TEST_A", "ACP_EDGE_DOTENV_TEST_B"]);
+    } finally {
+      if (before === undefined) delete process.env.NODE_ENV;
+      else process.env.NODE_ENV = before;
+    }
+  });
+});
+
+describe("undoBunDotenv where the start environment can be read", () => {
+  let sandbox: Sandbox;
+  beforeEach(() => (sandbox = makeSandbox()));
+  afterEach(() => {
+    for (const name of ["ACP_EDGE_DOTENV_TEST_A", "ACP_EDGE_DOTENV_TEST_B"]) delete process.env[name];
+    sandbox.cleanup();
+  });
+
+  /** The current environment without `drop` and with `change` as it was at start. */
+  const startWithout = (drop: string[], change: Record<string, string> = {}) => () => {
+    const start = new Map(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !drop.includes(e[0])));
+    for (const [name, value] of Object.entries(change)) start.set(name, value);
+    return start;
+  };
+
+  test("restores it whatever file set a variable, even one of a name not known to load", () => {
+    // No .env file of the names Bun loads today: what differs from the start is undone all the same.
+    writeFileSync(join(sandbox.project, ".env.staging"), "ACP_EDGE_DOTENV_TEST_A=1\n");
+    process.env.ACP_EDGE_DOTENV_TEST_A = "from-a-file";
+    process.env.ACP_EDGE_DOTENV_TEST_B = "changed";
+    const undo = undoBunDotenv(sandbox.project, "bun", startWithout(["ACP_EDGE_DOTENV_TEST_A"], { ACP_EDGE_DOTENV_TEST_B: "real" }));
+    expect(undo).toEqual({ removed: ["ACP_EDGE_DOTENV_TEST_A"], restored: ["ACP_EDGE_DOTENV_TEST_B"], exact: true });
+    expect(process.env.ACP_EDGE_DOTENV_TEST_A).toBeUndefined();
+    expect(process.env.ACP_EDGE_DOTENV_TEST_B).toBe("real");
   });
 });

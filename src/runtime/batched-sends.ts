@@ -65,9 +65,11 @@ export function batchedSends(ws: WebSocket): { send(text: string): void; buffere
   };
   return {
     send(text) {
-      // `ws`'s own path whenever its sender may hold frames back (never with compression off, as here).
-      const sender = (ws as unknown as { _sender?: { _queue?: unknown[] } })._sender;
-      if (!socket || socket.destroyed || ws.readyState !== ws.OPEN || sender?._queue?.length) return ws.send(text);
+      // `ws`'s own path whenever it may hold a frame back (its sender busy compressing or reading a blob, or
+      // frames queued behind that) or frame differently (an extension such as permessage-deflate).
+      const sender = (ws as unknown as { _sender?: { _state?: number; _queue?: unknown[] } })._sender;
+      const senderIdle = sender !== undefined && sender._state === 0 && sender._queue?.length === 0;
+      if (!socket || socket.destroyed || ws.readyState !== ws.OPEN || ws.extensions !== "" || !senderIdle) return ws.send(text);
       if (!corked) {
         corked = true;
         socket.cork();

@@ -73,3 +73,33 @@ describe("textFrame", () => {
     expect(await receive(texts)).toEqual(texts);
   });
 });
+
+describe("batchedSends next to ws's own sends", () => {
+  test("a message ws is still compressing goes out before the ones sent after it", async () => {
+    const { build } = await import("esbuild");
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { spawnSync } = await import("node:child_process");
+    const { ROOT } = await import("../helpers/agent-process.ts");
+    const dir = mkdtempSync(join(tmpdir(), "ws-send-order-"));
+    try {
+      const script = join(dir, "check.mjs");
+      await build({
+        entryPoints: [join(ROOT, "tests", "helpers", "ws-send-order.ts")],
+        bundle: true,
+        platform: "node",
+        format: "esm",
+        outfile: script,
+        external: ["bufferutil", "utf-8-validate"],
+        banner: { js: 'import{createRequire as __cr}from"node:module";const require=__cr(import.meta.url);' },
+        logLevel: "error",
+      });
+      const run = spawnSync("node", [script], { encoding: "utf8", timeout: 30_000 });
+      expect(run.stderr).toBe("");
+      expect(JSON.parse(run.stdout)).toEqual({ extensions: "permessage-deflate", received: ["first", "second", "third"] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -63,27 +63,38 @@ export async function loadContextFiles(home: string, cwd: string): Promise<Conte
 export type ContextStamp = ReadonlyArray<{ path: string; stamp: string }>;
 
 /**
- * An entry changed less than this before it was stamped may change again
- * with the same stamp (clocks and file systems with coarse times: Deno
- * reports ctime in whole seconds, FAT keeps 2 s), or may have changed after
- * it was read and before it was stamped: it is read again at the next check.
+ * An entry changed less than this before it was read (files) or stamped
+ * (directories) may change again with the same stamp, or may have changed
+ * while it was being read: it is read again at the next check. File systems
+ * and runtimes with coarse times (FAT keeps 2 s, some 1 s; Deno reports
+ * ctime in whole seconds) get seconds; where both times carry fractions of
+ * a millisecond, the clock ticks in milliseconds and a short margin does.
  */
-const RACY_MS = 3000;
+const COARSE_RACY_MS = 3000;
+const FINE_RACY_MS = 50;
 /** The stamp of an entry too recent to trust; never equal to a later stamp. */
 const RACY = "racy";
 
-async function stampOf(path: string, now: number): Promise<string> {
+/** `since`: when the entry's content was read (or, for a directory, now). */
+async function stampOf(path: string, since: number): Promise<string> {
   const info = await statOrUndefined(path).catch(() => undefined);
   if (!info) return "missing";
-  if (now - Math.max(info.mtimeMs, info.ctimeMs) <= RACY_MS) return RACY;
+  const fine = !Number.isInteger(info.mtimeMs) && !Number.isInteger(info.ctimeMs);
+  if (Math.max(info.mtimeMs, info.ctimeMs) >= since - (fine ? FINE_RACY_MS : COARSE_RACY_MS)) return RACY;
   return `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
 }
 
-/** Stamps the directories searched and the files found, for `contextChanged`. */
-export async function stampContext(home: string, cwd: string, files: readonly ContextFile[]): Promise<ContextStamp> {
-  const paths = [...searchedDirectories(home, cwd), ...files.map((f) => f.path)];
+/**
+ * Stamps the directories searched and the files found, for `contextChanged`;
+ * `readAt` is when reading the files began (a file changed after it is racy).
+ */
+export async function stampContext(home: string, cwd: string, files: readonly ContextFile[], readAt = Date.now()): Promise<ContextStamp> {
+  const directories = searchedDirectories(home, cwd);
   const now = Date.now();
-  return await Promise.all(paths.map(async (path) => ({ path, stamp: await stampOf(path, now) })));
+  return await Promise.all([
+    ...directories.map(async (path) => ({ path, stamp: await stampOf(path, now) })),
+    ...files.map(async (file) => ({ path: file.path, stamp: await stampOf(file.path, readAt) })),
+  ]);
 }
 
 /** Whether anything stamped changed since, or was too recent to judge (a stat per entry; nothing is read). */

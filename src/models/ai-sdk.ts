@@ -11,6 +11,7 @@ import { toModelError } from "./ai-sdk-errors.ts";
 import { contentEvent, finishCause, toUsage } from "./ai-sdk-events.ts";
 import { toPrompt } from "./ai-sdk-messages.ts";
 import { REHEARSAL_BASE_URL, rehearsalFetch } from "./ai-sdk-rehearsal.ts";
+import { sharedModel } from "./ai-sdk-model-cache.ts";
 import { withRetries } from "./ai-sdk-retry.ts";
 import type { CallOptions, FunctionTool, LanguageModel, StreamPart } from "./ai-sdk-v3.ts";
 import { thinkingSettings } from "./thinking-options.ts";
@@ -63,7 +64,7 @@ export function createAiSdkModel(info: ModelInfo, endpoint: ProviderEndpoint): M
   let prepared: Promise<void> | undefined;
   let streamed = false;
   const getModel = () => {
-    model ??= languageModel(info, target).catch((error: unknown) => {
+    model ??= sharedModel(info, target, () => languageModel(info, target)).catch((error: unknown) => {
       model = undefined;
       throw error;
     });

@@ -22,11 +22,12 @@ const sources = new WeakMap<LiveSession, ContextSource>();
 
 /** Reads the context files for a session about to open, with the stamp `refreshContext` compares against. */
 export async function readContext(home: string, cwd: string): Promise<{ files: ContextFile[]; stamp: ContextStamp }> {
-  // Folders are stamped before reading, files after: a file edited between its read and its stamp was
-  // changed moments before the stamp, which marks it too recent to trust, so the next turn reads again.
+  // Folders are stamped before reading, files after: a file edited since its read began is marked too
+  // recent to trust (its times are after `readAt`), so the next turn reads it again.
   const before = await stampContext(home, cwd, []);
+  const readAt = Date.now();
   const files = await loadContextFiles(home, cwd);
-  const fileStamps = await stampContext(home, cwd, files);
+  const fileStamps = await stampContext(home, cwd, files, readAt);
   return { files, stamp: [...before, ...fileStamps.slice(before.length)] };
 }
 

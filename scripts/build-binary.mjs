@@ -29,11 +29,16 @@ async function recordStartOrder(work) {
     env: { ...process.env, ACP_EDGE_HOME: join(work, "home"), BUN_BYTECODE_ORDER_OUT: order },
     stdio: ["pipe", "pipe", "ignore"],
   });
+  const exited = new Promise((done) => child.on("exit", done));
+  child.on("error", () => undefined);
   const answered = new Promise((done) => child.stdout.on("data", (chunk) => chunk.includes('"id":1') && done()));
   child.stdin.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n');
   await Promise.race([answered, new Promise((done) => setTimeout(done, 10_000).unref())]);
   child.stdin.end();
-  await new Promise((done) => child.on("exit", done));
+  // A binary that does not exit on end of input is a broken build: stop it rather than wait forever.
+  const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(killer);
   return existsSync(order) && statSync(order).size > 0 ? order : undefined;
 }
 

@@ -67,14 +67,31 @@ const FRAMES: Record<ProviderApi, () => Frame[]> = { anthropic: anthropicFrames,
 /** The base URL rehearsal models are given; `.invalid` can never resolve, should anything bypass the fetch below. */
 export const REHEARSAL_BASE_URL = "https://rehearsal.invalid/v1";
 
-/** A `fetch` that answers every request with one short streamed reply in `api`'s wire format. */
+/** A later macrotask: what arrived meanwhile (a client's request) is read before the rehearsal goes on. */
+export const nextTask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+/**
+ * A `fetch` that answers every request with one short streamed reply in `api`'s wire format, one
+ * frame per macrotask, ending with the request's abort reason once it is aborted.
+ */
 export function rehearsalFetch(api: ProviderApi): typeof fetch {
-  const body = FRAMES[api]()
-    .map((f) => `${f.event ? `event: ${f.event}\n` : ""}data: ${typeof f.data === "string" ? f.data : JSON.stringify(f.data)}\n\n`)
-    .join("");
+  const frames = FRAMES[api]().map((f) => `${f.event ? `event: ${f.event}\n` : ""}data: ${typeof f.data === "string" ? f.data : JSON.stringify(f.data)}\n\n`);
   return (async (_input: unknown, init?: RequestInit) => {
+    const signal = init?.signal ?? undefined;
     // Drain the request body like a server would; the SDK may have serialised a stream.
     if (init?.body instanceof ReadableStream) await new Response(init.body).arrayBuffer();
+    await nextTask();
+    signal?.throwIfAborted();
+    const encoder = new TextEncoder();
+    let next = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        await nextTask();
+        if (signal?.aborted) return controller.error(signal.reason);
+        if (next < frames.length) controller.enqueue(encoder.encode(frames[next++]!));
+        else controller.close();
+      },
+    });
     return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
   }) as typeof fetch;
 }

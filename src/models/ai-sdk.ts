@@ -10,7 +10,7 @@ import { log } from "../runtime/log.ts";
 import { toModelError } from "./ai-sdk-errors.ts";
 import { contentEvent, finishCause, toUsage } from "./ai-sdk-events.ts";
 import { toPrompt } from "./ai-sdk-messages.ts";
-import { REHEARSAL_BASE_URL, rehearsalFetch } from "./ai-sdk-rehearsal.ts";
+import { nextTask, REHEARSAL_BASE_URL, rehearsalFetch } from "./ai-sdk-rehearsal.ts";
 import { sharedModel } from "./ai-sdk-model-cache.ts";
 import { withRetries } from "./ai-sdk-retry.ts";
 import type { CallOptions, FunctionTool, LanguageModel, StreamPart } from "./ai-sdk-v3.ts";
@@ -63,6 +63,8 @@ export function createAiSdkModel(info: ModelInfo, endpoint: ProviderEndpoint): M
   let model: Promise<LanguageModel> | undefined;
   let prepared: Promise<void> | undefined;
   let streamed = false;
+  // A real request stops the rehearsal: the two would only compete, and the real one builds the same.
+  const rehearsalStop = new AbortController();
   const getModel = () => {
     model ??= sharedModel(info, target, () => languageModel(info, target)).catch((error: unknown) => {
       model = undefined;
@@ -74,12 +76,13 @@ export function createAiSdkModel(info: ModelInfo, endpoint: ProviderEndpoint): M
     info,
     stream: (request) => {
       streamed = true;
+      rehearsalStop.abort(new Error("a real request started"));
       return streamRequest(info, target, request, getModel);
     },
     prepare: () => {
       // A failure here is not reported: the turn that needs the model loads it again and reports it.
       // Once a real request has gone out, the rehearsal would only compete with it.
-      prepared ??= getModel().then(() => (streamed ? undefined : rehearse(info, target.api)), () => undefined);
+      prepared ??= getModel().then(() => (streamed ? undefined : rehearse(info, target.api, rehearsalStop.signal)), () => undefined);
       return prepared;
     },
   };
@@ -88,8 +91,11 @@ export function createAiSdkModel(info: ModelInfo, endpoint: ProviderEndpoint): M
 /** Apis whose rehearsal ran (or runs) in this process: once each is enough, the provider's lazy parts are then built. */
 const rehearsals = new Map<ProviderEndpoint["api"], Promise<void>>();
 
-/** Streams one canned reply through the same path a turn takes (messages, tools, provider options, parsing). */
-function rehearse(info: ModelInfo, api: ProviderEndpoint["api"]): Promise<void> {
+/**
+ * Streams one canned reply through the same path a turn takes (messages, tools, provider options,
+ * parsing), a step per macrotask so a request arriving meanwhile is read at once; `stop` ends it.
+ */
+function rehearse(info: ModelInfo, api: ProviderEndpoint["api"], stop: AbortSignal): Promise<void> {
   let done = rehearsals.get(api);
   if (!done) {
     const endpoint: ProviderEndpoint = { provider: info.provider, api, baseUrl: REHEARSAL_BASE_URL, apiKey: "rehearsal", maxRetries: 0 };
@@ -99,9 +105,11 @@ function rehearse(info: ModelInfo, api: ProviderEndpoint["api"]): Promise<void> 
       messages: [{ role: "user", content: [{ type: "text", text: "rehearsal" }] }],
       tools: [{ name: "rehearsal", description: "rehearsal", inputSchema: { type: "object", properties: { path: { type: "string" } } } }],
       thinking: "off",
-      signal: new AbortController().signal,
+      signal: stop,
     };
     done = (async () => {
+      await nextTask();
+      if (stop.aborted) return;
       for await (const _event of streamRequest(info, endpoint, request, () => model)) {
         // Drained only for what it builds.
       }

@@ -93,4 +93,27 @@ describe.each(cases)("prepare over $api", ({ api, provider }) => {
       http.close();
     }
   });
+
+  test("the rehearsal reply gives way: its frames come over many macrotasks, and an abort ends it with the abort's reason", async () => {
+    // Other macrotasks (a client's request being read) keep running while the frames are produced.
+    let finished = false;
+    let ticks = 0;
+    const tick = () => {
+      ticks += 1;
+      if (!finished) setTimeout(tick, 0);
+    };
+    setTimeout(tick, 0);
+    const whole = (await rehearsalFetch(api)("http://rehearsal.invalid/v1", { method: "POST" })).body!.getReader();
+    let frames = 0;
+    while (!(await whole.read()).done) frames += 1;
+    finished = true;
+    expect(frames).toBeGreaterThan(3);
+    expect(ticks).toBeGreaterThanOrEqual(frames - 1);
+
+    const stop = new AbortController();
+    const reader = (await rehearsalFetch(api)("http://rehearsal.invalid/v1", { method: "POST", signal: stop.signal })).body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    stop.abort(new Error("a real request started"));
+    await expect(reader.read()).rejects.toThrow("a real request started");
+  });
 });

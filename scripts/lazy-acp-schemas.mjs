@@ -48,8 +48,56 @@ export function rewriteAcpModule(source, lazyModule, schemaModule) {
       .replace(SCHEMA_IMPORT, () => `import { lazyNamespace as __lazyNamespace } from ${JSON.stringify(lazyModule)};\nconst validate = __lazyNamespace(() => require("../schema/zod.gen.js"));`)
       .replace(guards[0], () => `const __guards = __lazyNamespace(() => require("../schema/guards.gen.js"));\n${names.map((n) => `export const ${n} = __guards.${n};`).join("\n")}`) +
     // For the idle warm-up after `initialize` (src/acp/sdk.ts: prepareSchemas).
-    '\nexport const __loadSchemas = () => void require("../schema/zod.gen.js");\n'
+    '\nexport const __loadSchemas = (names) => { const schemas = require("../schema/zod.gen.js").__schemas; for (const name of names) schemas?.[name]?.(); };\n'
   );
+}
+
+const SCHEMA_EXPORT = /^export const (z\w+) = /;
+const TOP_LEVEL_BREAK = /^(\/\*\*|\/\/# sourceMappingURL|export const z\w+ = )/;
+
+/**
+ * The SDK's generated schema module with every schema built on first use: each
+ * `export const zName = …;` becomes a memoised builder `zName()`, and every use of a schema name
+ * inside another definition calls its builder. The builders are exported as `__schemas`, which
+ * `src/acp/lazy-schemas.ts` reads, so parsing a request builds that request's schemas only. Throws
+ * when the module has anything else at its top level than its imports, comments and schema exports.
+ */
+export function rewriteSchemaModule(source) {
+  const lines = source.split("\n");
+  const head = [];
+  const schemas = [];
+  let current;
+  for (const line of lines) {
+    const start = SCHEMA_EXPORT.exec(line);
+    if (start) {
+      current = { name: start[1], body: [line.slice(start[0].length)] };
+      schemas.push(current);
+    } else if (TOP_LEVEL_BREAK.test(line) || (!current && (line.startsWith(" *") || line === ""))) {
+      current = undefined;
+    } else if (current) {
+      current.body.push(line);
+    } else if (line.startsWith("import ") || line.startsWith("//")) {
+      head.push(line);
+    } else if (!line.startsWith(" *") && line.trim() !== "") {
+      throw new Error(`lazy-acp-schemas: the SDK's schema module has a top-level line this rewrite does not know: ${line}`);
+    }
+  }
+  if (schemas.length === 0) throw new Error("lazy-acp-schemas: the SDK's schema module exports no schemas");
+  const names = new Set(schemas.map((s) => s.name));
+  const reference = new RegExp(`\\b(${[...names].join("|")})\\b`, "g");
+  const built = schemas.map(({ name, body }) => {
+    const text = body.join("\n").trimEnd();
+    if (!text.endsWith(";")) throw new Error(`lazy-acp-schemas: the definition of ${name} does not end where expected`);
+    const expression = text.slice(0, -1).replace(reference, (used) => `${used}()`);
+    return `let ${name}$;\nconst ${name} = () => (${name}$ ??= ${expression});`;
+  });
+  return `${head.join("\n")}\n${built.join("\n")}\nexport const __schemas = { ${[...names].join(", ")} };\n`;
+}
+
+/** The SDK's guards module reading its schemas through the builders `rewriteSchemaModule` leaves. */
+export function rewriteGuardsModule(source) {
+  if (!source.includes('import * as validate from "./zod.gen.js";')) throw new Error("lazy-acp-schemas: the SDK's guards module no longer imports its schemas as `validate`");
+  return source.replace(/\bvalidate\.(z\w+)\b/g, (_use, name) => `validate.__schemas.${name}()`);
 }
 
 /** The esbuild plugin applying `rewriteAcpModule` to the SDK's `dist/v1/stable/acp.js`. */
@@ -62,6 +110,16 @@ export function lazyAcpSchemas(lazyModule) {
         const contents = rewriteAcpModule(readFileSync(args.path, "utf8"), lazyModule, schemaModule);
         return { contents, loader: "js", resolveDir: dirname(args.path) };
       });
+      builder.onLoad({ filter: /@agentclientprotocol[\\/]sdk[\\/]dist[\\/]v1[\\/]schema[\\/]zod\.gen\.js$/ }, (args) => ({
+        contents: rewriteSchemaModule(readFileSync(args.path, "utf8")),
+        loader: "js",
+        resolveDir: dirname(args.path),
+      }));
+      builder.onLoad({ filter: /@agentclientprotocol[\\/]sdk[\\/]dist[\\/]v1[\\/]schema[\\/]guards\.gen\.js$/ }, (args) => ({
+        contents: rewriteGuardsModule(readFileSync(args.path, "utf8")),
+        loader: "js",
+        resolveDir: dirname(args.path),
+      }));
     },
   };
 }

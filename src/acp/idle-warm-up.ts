@@ -6,21 +6,24 @@
  * @module
  */
 import type { LiveSession } from "../sessions/live-session.ts";
-import { prepareSchemas } from "./sdk.ts";
+import { prepareSchemas, SESSION_SCHEMAS, TURN_SCHEMAS } from "./sdk.ts";
 
-/** After this answer is written: load the code `session/new` needs, then build the SDK's param schemas. */
+/** After this answer is written: load the code `session/new` needs, then build the SDK's schemas for opening sessions. */
 export function warmUpAfterInitialize(): void {
   setTimeout(
     () =>
       void import("../sessions/turn-warm-up.ts")
         .then((m) => m.warmUpSessionCode())
-        .then(() => setTimeout(prepareSchemas, 0))
+        .then(() => setTimeout(() => prepareSchemas(SESSION_SCHEMAS), 0))
         .catch(() => undefined),
     0,
   );
 }
 
-/** After this answer is written: prepare the session's model client for its first prompt. */
+/** After this answer is written: build the SDK's schemas for turns and prepare the session's model client for its first prompt. */
 export function warmUpAfterSessionOpen(live: LiveSession): void {
-  setTimeout(() => void import("../sessions/turn-warm-up.ts").then((m) => m.warmUpSession(live)).catch(() => undefined), 0);
+  setTimeout(() => {
+    prepareSchemas(TURN_SCHEMAS);
+    void import("../sessions/turn-warm-up.ts").then((m) => m.warmUpSession(live)).catch(() => undefined);
+  }, 0);
 }

@@ -2,16 +2,26 @@
  * The ACP SDK builds all of its zod schemas when it loads: about half of
  * what Node spends before it can answer `initialize`, and a quarter of its
  * memory then. The dist build (scripts/build.mjs) hands the SDK this table
- * in place of its generated schema module, so each schema is built the
- * first time something parses with it. Every schema the SDK's app layer
+ * in place of its generated schema module, whose schemas it rewrites into
+ * builders, so each schema (and what it is made of) is built the first time
+ * something parses with it; the schemas of methods never called are never built. Every schema the SDK's app layer
  * holds is only ever used through its properties (`.parse`, `.safeParse`),
  * which this forwards to the real schema.
  * @module
  */
 
+/**
+ * The value of export `name` of a loaded module: for the rewritten schema module (which exports
+ * `__schemas`, a builder per schema) the schema, built now if it was not yet.
+ */
+function exportOf(module: Record<string, unknown>, name: string): Record<PropertyKey, unknown> {
+  const builders = module.__schemas as Record<string, () => Record<PropertyKey, unknown>> | undefined;
+  return builders && Object.hasOwn(builders, name) ? builders[name]!() : (module[name] as Record<PropertyKey, unknown>);
+}
+
 /** A stand-in for module `load()`'s export `name`: property reads go to the real value, built on first use. */
 function lazyExport(load: () => Record<string, unknown>, name: string): unknown {
-  const real = () => load()[name] as Record<PropertyKey, unknown>;
+  const real = () => exportOf(load(), name);
   return new Proxy(
     {},
     {

@@ -12,10 +12,15 @@ export type * from "@agentclientprotocol/sdk";
 import * as sdk from "@agentclientprotocol/sdk";
 
 /**
- * Builds the SDK's param schemas now rather than in the first request that
- * needs them. Only the dist build defers them (scripts/build.mjs, which adds
- * `__loadSchemas`); run from source they were built when the SDK loaded.
+ * Builds the SDK's param schemas of `names` now rather than in the first
+ * request that needs them. Only the dist build defers them (scripts/build.mjs,
+ * which adds `__loadSchemas`); run from source they were built when the SDK loaded.
  */
-export function prepareSchemas(): void {
-  (sdk as { __loadSchemas?: () => void }).__loadSchemas?.();
+export function prepareSchemas(names: readonly string[]): void {
+  (sdk as { __loadSchemas?: (names: readonly string[]) => void }).__loadSchemas?.(names);
 }
+
+/** What a client sends right after `initialize`. */
+export const SESSION_SCHEMAS = ["zNewSessionRequest", "zLoadSessionRequest", "zResumeSessionRequest", "zListSessionsRequest"] as const;
+/** What a client sends once a session is open. */
+export const TURN_SCHEMAS = ["zPromptRequest", "zCancelNotification"] as const;

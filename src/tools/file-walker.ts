@@ -12,6 +12,7 @@ import { errorCode, isNotFound, readDir, readTextFile, realPath, stat, statOrUnd
 import { dirname, join, relative } from "../runtime/path.ts";
 import { platform } from "../runtime/process.ts";
 import { globMatcher } from "./glob-regex.ts";
+import { loadSearchEngines } from "./search-engines.ts";
 import { linearIgnore } from "./linear-ignore.ts";
 import { UnsupportedRegexError } from "./linear-regex.ts";
 import { containingRoot, isWithin, toPosix } from "./paths.ts";
@@ -65,6 +66,7 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
  * are not entered. Stops with the abort reason when `signal` fires.
  */
 export async function* walkFiles(start: string, options: WalkOptions): AsyncGenerator<WalkEntry> {
+  await loadSearchEngines();
   const { roots, signal, filter, onWithheld } = options;
   throwIfAborted(signal);
   const realStart = await realPath(start);

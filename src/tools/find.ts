@@ -7,6 +7,7 @@ import * as v from "valibot";
 import { statOrUndefined } from "../runtime/fs.ts";
 import { compileGlob, throwIfAborted, walkFiles } from "./file-walker.ts";
 import { directoryLabel } from "./ls.ts";
+import { loadSearchEngines } from "./search-engines.ts";
 import { displayPath, resolveInRoots, toAbsolute } from "./paths.ts";
 import { cappedListing, DEFAULT_MAX_BYTES } from "./truncate.ts";
 import { ToolError, type ToolDefinition } from "./types.ts";
@@ -45,6 +46,7 @@ export const findTool: ToolDefinition<typeof FindInput> = {
 
   async execute(input, { workspace, signal, outsideRootsApproved, pathFilter }) {
     throwIfAborted(signal);
+    await loadSearchEngines();
     const limit = Math.max(1, Math.floor(input.limit ?? DEFAULT_LIMIT));
     const absolute = await resolveInRoots(input.path ?? ".", workspace, "searched", outsideRootsApproved);
     const shown = displayPath(absolute, workspace.cwd);

@@ -5,7 +5,7 @@
  * the same regex on RE2 cannot.
  * @module
  */
-import picomatch from "picomatch";
+import { searchEngines } from "./search-engines.ts";
 import { compileLinearRegex, UnsupportedRegexError } from "./linear-regex.ts";
 
 /**
@@ -24,7 +24,7 @@ export function globMatcher(glob: string): (path: string) => boolean {
   }
   let regex: RegExp;
   try {
-    regex = picomatch.makeRe(glob, { dot: true });
+    regex = searchEngines().picomatch.makeRe(glob, { dot: true });
   } catch (error) {
     throw new UnsupportedRegexError(`invalid glob: ${(error as Error).message}`);
   }

@@ -12,6 +12,7 @@ import { basename } from "../runtime/path.ts";
 import { redactSecrets } from "../runtime/secrets.ts";
 import { compileGlob, throwIfAborted, walkFiles } from "./file-walker.ts";
 import { compileLinearRegex, UnsupportedRegexError, type LinearRegex } from "./linear-regex.ts";
+import { loadSearchEngines } from "./search-engines.ts";
 import { displayPath, resolveInRoots, toAbsolute } from "./paths.ts";
 import { DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, formatSize, truncateHeadWithNotice, truncateLine, utf8Length } from "./truncate.ts";
 import { timeSlicer, type TimeSlicer } from "./time-slice.ts";
@@ -157,6 +158,7 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
 
   async execute(input, { workspace, signal, outsideRootsApproved, pathFilter }) {
     throwIfAborted(signal);
+    await loadSearchEngines();
     const regex = compilePattern(input.pattern, input);
     const absolute = await resolveInRoots(input.path ?? ".", workspace, "searched", outsideRootsApproved);
     const info = await statOrUndefined(absolute);

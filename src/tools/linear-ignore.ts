@@ -20,7 +20,8 @@
  * `_make`, `_regex`); a test fails if a new version moves them.
  * @module
  */
-import ignore from "ignore";
+import type ignore from "ignore";
+import { searchEngines } from "./search-engines.ts";
 import { log } from "../runtime/log.ts";
 import { compileLinearRegex, UnsupportedRegexError } from "./linear-regex.ts";
 
@@ -34,7 +35,7 @@ const NEVER = { test: () => false };
 
 /** An `ignore` matcher for `text` whose rules run on the linear-time engine. */
 export function linearIgnore(text: string, options: { ignorecase: boolean; allowRelativePaths: boolean }): ignore.Ignore {
-  const matcher = ignore(options).add(text);
+  const matcher = searchEngines().ignore(options).add(text);
   const rules = (matcher as unknown as { _rules?: { _rules?: IgnoreRuleInternals[] } })._rules?._rules;
   if (!Array.isArray(rules)) throw new Error("the ignore package's rule list moved; linear matching cannot be installed");
   for (const rule of rules) {

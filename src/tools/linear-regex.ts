@@ -7,7 +7,8 @@
  * refused with a message that names them, never silently reinterpreted.
  * @module
  */
-import { RE2JS, RE2JSException } from "re2js";
+import type { RE2JS } from "re2js";
+import { searchEngines } from "./search-engines.ts";
 
 /** A compiled pattern; `test` looks for a match anywhere in the text. */
 export interface LinearRegex {
@@ -37,10 +38,11 @@ export function compileLinearRegex(pattern: string, options: { ignoreCase?: bool
   }
   let compiled: RE2JS;
   try {
-    const source = options.literal ? RE2JS.quote(pattern) : RE2JS.translateRegExp(pattern);
-    compiled = RE2JS.compile(source, options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+    const { RE2JS: Engine } = searchEngines().re2js;
+    const source = options.literal ? Engine.quote(pattern) : Engine.translateRegExp(pattern);
+    compiled = Engine.compile(source, options.ignoreCase ? Engine.CASE_INSENSITIVE : 0);
   } catch (error) {
-    if (error instanceof RE2JSException) throw new UnsupportedRegexError(error.message);
+    if (error instanceof searchEngines().re2js.RE2JSException) throw new UnsupportedRegexError(error.message);
     throw error;
   }
   const cost = compiled.programSize();

@@ -7,6 +7,7 @@ import { GREP_LINE_COST_BUDGET, grepTool } from "../../src/tools/grep.ts";
 import ignore from "ignore";
 import { linearIgnore } from "../../src/tools/linear-ignore.ts";
 import { compileLinearRegex } from "../../src/tools/linear-regex.ts";
+import { loadSearchEngines } from "../../src/tools/search-engines.ts";
 import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
 import type { ToolResult, Workspace } from "../../src/tools/types.ts";
 
@@ -25,6 +26,9 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const textOf = (result: ToolResult) => (result.content[0] as { type: "text"; text: string }).text;
 const grep = (input: Parameters<typeof grepTool.execute>[0], signal = new AbortController().signal) =>
   grepTool.execute(input, { workspace, signal });
+
+// compileLinearRegex and linearIgnore are called directly below, without a search that loads their engines.
+beforeAll(() => loadSearchEngines());
 
 describe("grep runs patterns in linear time", () => {
   test("a catastrophic backtracking pattern answers at once", async () => {

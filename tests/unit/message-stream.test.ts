@@ -282,12 +282,17 @@ describe("createMessageStream: writing", () => {
     expect(output.state.closed).toBe(true);
   });
 
-  test("a large backlog makes writers wait for the output", async () => {
+  /** A message stream whose output accepts nothing until `release` is called. */
+  function gatedStream() {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const output = sink(() => gate);
     const stream = createMessageStream(source([], true).stream, output.stream);
-    const writer = stream.writable.getWriter();
+    return { release, output, stream, writer: stream.writable.getWriter() };
+  }
+
+  test("a large backlog makes writers wait for the output", async () => {
+    const { release, output, stream, writer } = gatedStream();
     await writer.write(request(1)); // small: accepted at once
     await tick(); // now in flight, blocked on the gate
     let done = false;
@@ -301,11 +306,7 @@ describe("createMessageStream: writing", () => {
   });
 
   test("serialised text goes out in order after what the writable passed on, and waits only when backed up", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const output = sink(() => gate);
-    const stream = createMessageStream(source([], true).stream, output.stream);
-    const writer = stream.writable.getWriter();
+    const { release, output, stream, writer } = gatedStream();
     await writer.write(request(1));
     expect(stream.sendSerialised(JSON.stringify(request(2)))).toBeUndefined();
     await tick(); // the first batch is in flight, blocked on the gate

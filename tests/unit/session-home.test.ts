@@ -12,17 +12,18 @@ import { createJsonlStore } from "../../src/store/jsonl-store.ts";
 import { createMemoryStore } from "../../src/store/memory-store.ts";
 import type { SessionStore } from "../../src/store/types.ts";
 
-/** The store, counting the pages listed. */
-function counting(store: SessionStore): { store: SessionStore; lists: () => number } {
-  let lists = 0;
-  const wrapped: SessionStore = {
+/** The store, counting the calls of one of its methods (`list`: pages listed; `read`: whole sessions read). */
+function counting(store: SessionStore, method: "list" | "read"): { store: SessionStore; calls: () => number } {
+  let calls = 0;
+  const original = store[method] as (...args: unknown[]) => unknown;
+  const wrapped = {
     ...store,
-    list: (options) => {
-      lists += 1;
-      return store.list(options);
+    [method]: (...args: unknown[]) => {
+      calls += 1;
+      return original.apply(store, args);
     },
-  };
-  return { store: wrapped, lists: () => lists };
+  } as SessionStore;
+  return { store: wrapped, calls: () => calls };
 }
 
 describe("resolveSessionHome", () => {
@@ -31,7 +32,7 @@ describe("resolveSessionHome", () => {
     const journal = await memory.create({ id: "ses_home_one", cwd: "/srv/project-a", additionalDirectories: [] });
     await journal.append({ type: "title", title: "named" });
     await journal.close();
-    const { store, lists } = counting(memory);
+    const { store, calls: lists } = counting(memory, "list");
 
     expect(await resolveSessionHome(store, "ses_home_one")).toEqual({ ok: true, id: "ses_home_one", cwd: "/srv/project-a" });
     expect(lists()).toBe(0);
@@ -45,19 +46,6 @@ describe("resolveSessionHome", () => {
   });
 });
 
-/** The store, counting whole sessions read (every entry parsed). */
-function countingReads(store: SessionStore): { store: SessionStore; reads: () => number } {
-  let reads = 0;
-  const wrapped: SessionStore = {
-    ...store,
-    read: (id) => {
-      reads += 1;
-      return store.read(id);
-    },
-  };
-  return { store: wrapped, reads: () => reads };
-}
-
 describe("resolveSessionHome on the JSONL store", () => {
   test("an id is resolved from the session's header: a long conversation is not read on every upgrade", async () => {
     const dir = mkdtempSync(join(tmpdir(), "acp-edge-home-"));
@@ -67,7 +55,7 @@ describe("resolveSessionHome on the JSONL store", () => {
       const text = "x".repeat(64 * 1024);
       for (let i = 0; i < 64; i++) await journal.append({ type: "message", message: { role: "user", content: [{ type: "text", text }] } });
       await journal.close();
-      const { store, reads } = countingReads(jsonl);
+      const { store, calls: reads } = counting(jsonl, "read");
 
       expect(await resolveSessionHome(store, "ses_home_long")).toEqual({ ok: true, id: "ses_home_long", cwd: "/srv/project-b" });
       expect(reads()).toBe(0);

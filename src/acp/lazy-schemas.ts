@@ -4,7 +4,8 @@
  * memory then. The dist build (scripts/build.mjs) hands the SDK this table
  * in place of its generated schema module, whose schemas it rewrites into
  * builders, so each schema (and what it is made of) is built the first time
- * something parses with it; the schemas of methods never called are never built. Every schema the SDK's app layer
+ * something parses with it; the schemas of methods never called are never
+ * built. Every schema the SDK's app layer
  * holds is only ever used through its properties (`.parse`, `.safeParse`),
  * which this forwards to the real schema.
  * @module
@@ -22,13 +23,17 @@ function exportOf(module: Record<string, unknown>, name: string): Record<Propert
 /** A stand-in for module `load()`'s export `name`: property reads go to the real value, built on first use. */
 function lazyExport(load: () => Record<string, unknown>, name: string): unknown {
   const real = () => exportOf(load(), name);
+  // Methods bound once each: `.parse` is read on every request.
+  const bound = new Map<PropertyKey, unknown>();
   return new Proxy(
     {},
     {
       get(_target, key) {
         const target = real();
         const value = Reflect.get(target, key, target);
-        return typeof value === "function" ? value.bind(target) : value;
+        if (typeof value !== "function") return value;
+        if (!bound.has(key)) bound.set(key, value.bind(target));
+        return bound.get(key);
       },
       has: (_target, key) => Reflect.has(real(), key),
     },

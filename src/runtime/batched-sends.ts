@@ -22,9 +22,9 @@ const FLUSH_BYTES = 64 * 1024;
  * masked, so one frame's bytes can go to every client as they are.
  */
 export function textFrame(text: string): Buffer {
-  const payload = Buffer.from(text, "utf8");
-  const length = payload.length;
+  const length = Buffer.byteLength(text, "utf8");
   const headerLength = length < 126 ? 2 : length < 65_536 ? 4 : 10;
+  // Encoded straight into the frame: no second copy of the payload.
   const frame = Buffer.allocUnsafe(headerLength + length);
   frame[0] = 0x81;
   if (length < 126) frame[1] = length;
@@ -35,7 +35,7 @@ export function textFrame(text: string): Buffer {
     frame[1] = 127;
     frame.writeBigUInt64BE(BigInt(length), 2);
   }
-  payload.copy(frame, headerLength);
+  frame.write(text, headerLength, "utf8");
   return frame;
 }
 

@@ -47,7 +47,8 @@ export function undoBunDotenv(folder = process.cwd(), runtime = runtimeName, rea
       if (!start.has(name)) {
         delete process.env[name];
         undo.removed.push(name);
-      } else if (process.env[name] !== start.get(name)) {
+      } else if (process.env[name] !== start.get(name) && !start.get(name)!.includes("\uFFFD")) {
+        // (A start value that is not UTF-8 reads back garbled here; Bun never overrides a set variable, so it stays.)
         process.env[name] = start.get(name);
         undo.restored.push(name);
       }

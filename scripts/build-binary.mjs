@@ -1,15 +1,18 @@
-// The compiled binary (release/acp-edge): Bun's --compile over the one-file Node build
-// (scripts/build.mjs --single, so the same deferred SDK schemas), with bytecode laid out in the order
-// one start-up of the binary runs it (fewer pages read and kept before `initialize` is answered).
+// The compiled binary (release/acp-edge): Bun's --compile over the code-split Node build (dist/, so
+// the same deferred SDK schemas), kept split so what `initialize` does not need (the HTTP server,
+// child processes, the model stack) loads only when used; bytecode laid out in the order one start-up
+// of the binary runs it; the JIT reluctant until the agent is interactive (src/runtime/jit-policy.ts).
 // A project's .env and bunfig.toml are never loaded by the binary. Usage: node scripts/build-binary.mjs
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const source = join(root, "release", "acp-edge.mjs");
+const source = join(root, "dist", "cli.js");
+// The same scale the entry point sets on Bun, applied by the executable before any of its code runs.
+const startJitPolicy = Number(/START_JIT_POLICY = (\d+)/.exec(readFileSync(join(root, "src", "runtime", "jit-policy.ts"), "utf8"))?.[1] ?? 1);
 const binary = join(root, "release", "acp-edge");
 const bun = existsSync(join(root, "node_modules", ".bin", "bun")) ? join(root, "node_modules", ".bin", "bun") : "bun";
 
@@ -19,7 +22,7 @@ function run(command, args, options = {}) {
 }
 
 const compile = (extra = []) =>
-  run(bun, ["build", "--compile", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--minify", "--bytecode", "--format=esm", ...extra, source, "--outfile", binary]);
+  run(bun, ["build", "--compile", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--minify", "--splitting", "--bytecode", "--format=esm", `--compile-jit-policy=${startJitPolicy}`, ...extra, source, "--outfile", binary]);
 
 /** Starts the binary once, answers `initialize`, and returns the order file it wrote (or undefined). */
 async function recordStartOrder(work) {
@@ -42,7 +45,7 @@ async function recordStartOrder(work) {
   return existsSync(order) && statSync(order).size > 0 ? order : undefined;
 }
 
-run(process.execPath, [join(root, "scripts", "build.mjs"), "--single"]);
+run(process.execPath, [join(root, "scripts", "build.mjs")]);
 compile();
 const work = mkdtempSync(join(tmpdir(), "acp-edge-binary-"));
 try {

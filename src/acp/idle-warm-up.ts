@@ -5,19 +5,19 @@
  * it. Its module is imported then too, keeping it out of cold start.
  * @module
  */
+import { restoreNormalJit } from "../runtime/jit-policy.ts";
 import type { LiveSession } from "../sessions/live-session.ts";
 import { prepareSchemas, SESSION_SCHEMAS, TURN_SCHEMAS } from "./sdk.ts";
 
 /** After this answer is written: load the code `session/new` needs, then build the SDK's schemas for opening sessions. */
 export function warmUpAfterInitialize(): void {
-  setTimeout(
-    () =>
-      void import("../sessions/turn-warm-up.ts")
-        .then((m) => m.warmUpSessionCode())
-        .then(() => setTimeout(() => prepareSchemas(SESSION_SCHEMAS), 0))
-        .catch(() => undefined),
-    0,
-  );
+  setTimeout(() => {
+    restoreNormalJit();
+    void import("../sessions/turn-warm-up.ts")
+      .then((m) => m.warmUpSessionCode())
+      .then(() => setTimeout(() => prepareSchemas(SESSION_SCHEMAS), 0))
+      .catch(() => undefined);
+  }, 0);
 }
 
 /** After this answer is written: build the SDK's schemas for turns and prepare the session's model client for its first prompt. */

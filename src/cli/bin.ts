@@ -5,6 +5,10 @@
  */
 import { undoBunDotenv } from "../runtime/bun-dotenv.ts";
 import { enableCompileCache } from "../runtime/compile-cache.ts";
+import { startWithReluctantJit } from "../runtime/jit-policy.ts";
+
+// Start-up code runs once: on Bun, keep the JIT from compiling it (normal again once interactive).
+startWithReluctantJit();
 
 // Before anything reads the environment: what a project's .env made Bun set is undone (see bun-dotenv.ts).
 const dotenv = undoBunDotenv();

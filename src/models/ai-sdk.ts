@@ -7,6 +7,7 @@
  * @module
  */
 import { log } from "../runtime/log.ts";
+import { modelFetch } from "../runtime/model-fetch.ts";
 import { toModelError } from "./ai-sdk-errors.ts";
 import { contentEvent, finishCause, toUsage } from "./ai-sdk-events.ts";
 import { toPrompt } from "./ai-sdk-messages.ts";
@@ -38,6 +39,7 @@ const OPENAI_URL = "https://api.openai.com/v1";
  */
 async function languageModel(info: ModelInfo, endpoint: ProviderEndpoint, fetch?: typeof globalThis.fetch): Promise<LanguageModel> {
   const { baseUrl, apiKey, headers } = endpoint;
+  fetch ??= await modelFetch();
   switch (endpoint.api) {
     case "anthropic": {
       const { createAnthropic } = await import("@ai-sdk/anthropic");

@@ -12,7 +12,7 @@
  * @module
  */
 import { toolSpec } from "../engine/tool-specs.ts";
-import { warmUpFetch } from "../runtime/fetch-warm-up.ts";
+import { warmUpFetch } from "../runtime/model-fetch.ts";
 import type { LiveSession } from "./live-session.ts";
 
 let sessionCode: Promise<void> | undefined;

@@ -5,22 +5,40 @@
  * and each request builds a `Request`, several web streams and abort
  * signals. This covers what the provider packages ask of `fetch`: a GET or
  * POST with a string body, an abort signal, the status, the headers and a
- * streamed body (gzip, deflate and brotli decoded, as `fetch` does).
- * Anything else (another body type, a redirect) is left to the global
- * `fetch`. Failures look like `fetch`'s: `TypeError("fetch failed")` with
- * the system error as its cause, and the signal's `AbortError`.
+ * streamed body (gzip, deflate and brotli decoded, as `fetch` does), with
+ * undici's limits (10 s to connect, 300 s for the headers, 300 s of a
+ * silent body, kept-alive connections trusted for 4 s). Anything else
+ * (another body type, a redirect) is left to the global `fetch`. Failures
+ * look like `fetch`'s: `TypeError("fetch failed")` with the system error as
+ * its cause, and the signal's reason when it fires.
  * @module
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { Socket } from "node:net";
 import { Readable } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { constants, createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 
-/** As undici's default headers and body timeouts: a server silent this long has gone. */
-const IDLE_TIMEOUT_MS = 300_000;
+// The limits undici's fetch applies: connecting, waiting for the response's headers, a silent body,
+// and how long an unused kept-alive connection is trusted.
+const CONNECT_TIMEOUT_MS = 10_000;
+const HEADERS_TIMEOUT_MS = 300_000;
+const BODY_IDLE_TIMEOUT_MS = 300_000;
+const FREE_SOCKET_MS = 4_000;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+/** A kept-alive connection idle longer than FREE_SOCKET_MS is closed (a peer gone silent would hang the next request). */
+function idleLimited<T extends HttpAgent>(agent: T): T {
+  const keep = (agent as unknown as { keepSocketAlive(socket: Socket): boolean }).keepSocketAlive.bind(agent);
+  (agent as unknown as { keepSocketAlive(socket: Socket): boolean }).keepSocketAlive = (socket) => {
+    const kept = keep(socket);
+    socket.setTimeout(FREE_SOCKET_MS);
+    return kept;
+  };
+  return agent;
+}
+
+const agents = { http: idleLimited(new HttpAgent({ keepAlive: true })), https: idleLimited(new HttpsAgent({ keepAlive: true })) };
 
 type FetchInit = { method?: string; headers?: unknown; body?: unknown; signal?: AbortSignal | null };
 
@@ -105,24 +123,42 @@ class NodeResponse {
   }
 }
 
+/** What `fetch` rejects with when its signal fires: the signal's reason. */
 function abortError(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
-  return reason instanceof Error && reason.name === "AbortError" ? reason : new DOMException("This operation was aborted", "AbortError");
+  return reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError");
 }
 
-/** The body decoded as `fetch` decodes it (by Content-Encoding). */
+// As lenient as fetch: an empty or cleanly cut compressed body decodes to what it holds.
+const ZLIB = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
+const BROTLI = { flush: constants.BROTLI_OPERATION_FLUSH, finishFlush: constants.BROTLI_OPERATION_FLUSH };
+const DECODERS: Record<string, () => NodeJS.ReadWriteStream & Readable> = {
+  gzip: () => createGunzip(ZLIB),
+  "x-gzip": () => createGunzip(ZLIB),
+  deflate: () => createInflate(ZLIB),
+  br: () => createBrotliDecompress(BROTLI),
+};
+
+/** The body decoded as `fetch` decodes it: every Content-Encoding, last applied first; an unknown one leaves it as sent. */
 function decodedBody(message: IncomingMessage): Readable {
-  const encoding = String(message.headers["content-encoding"] ?? "")
-    .trim()
-    .toLowerCase();
-  const decoder = encoding === "gzip" || encoding === "x-gzip" ? createGunzip() : encoding === "deflate" ? createInflate() : encoding === "br" ? createBrotliDecompress() : undefined;
-  if (!decoder) return message;
-  // A broken connection must break the decoded stream too, not just stop it.
-  message.on("error", (error) => decoder.destroy(error));
-  message.on("aborted", () => decoder.destroy(Object.assign(new Error("aborted"), { code: "ECONNRESET" })));
-  // And a reader that stops early lets the connection go.
-  decoder.on("close", () => message.destroy());
-  return message.pipe(decoder);
+  const codings = String(message.headers["content-encoding"] ?? "")
+    .toLowerCase()
+    .split(",")
+    .map((coding) => coding.trim())
+    .filter((coding) => coding !== "" && coding !== "identity")
+    .reverse();
+  if (codings.length === 0 || codings.some((coding) => !DECODERS[coding])) return message;
+  let stream: Readable = message;
+  for (const coding of codings) {
+    const decoder = DECODERS[coding]!();
+    const source = stream;
+    // A broken connection breaks the decoded stream too, and a reader that stops early lets the connection go.
+    source.on("error", (error) => decoder.destroy(error));
+    if (source === message) message.on("aborted", () => decoder.destroy(Object.assign(new Error("aborted"), { code: "ECONNRESET" })));
+    decoder.on("close", () => source.destroy());
+    stream = source.pipe(decoder);
+  }
+  return stream;
 }
 
 /** Plain header records only; anything else (a `Headers`, pairs) tells the caller to use `fetch`. */
@@ -150,20 +186,35 @@ export function nodeFetch(input: string | URL | Request, init: FetchInit = {}): 
     if (signal?.aborted) return reject(abortError(signal));
     const payload = body === undefined ? undefined : Buffer.from(body, "utf8");
     if (payload) headers["content-length"] = String(payload.byteLength);
-    headers["accept-encoding"] ??= "gzip, deflate, br";
+    // Not deflate: servers differ on what it means, and a model's stream gains nothing from it.
+    headers["accept-encoding"] ??= "gzip, br";
     const secure = url.protocol === "https:";
     const request = (secure ? httpsRequest : httpRequest)(url, { method, headers, agent: secure ? agents.https : agents.http });
     let answered = false;
     let stream: Readable | undefined;
+    const fail = (error: Error) => {
+      stream?.destroy(error);
+      request.destroy(error);
+    };
+    const timedOut = (message: string, code: string) => fail(Object.assign(new Error(message), { code }));
+    const connectTimer = setTimeout(() => timedOut(`could not connect to ${url.host} within ${CONNECT_TIMEOUT_MS / 1000} s`, "UND_ERR_CONNECT_TIMEOUT"), CONNECT_TIMEOUT_MS);
+    const headersTimer = setTimeout(() => timedOut(`no answer from ${url.host} within ${HEADERS_TIMEOUT_MS / 1000} s`, "UND_ERR_HEADERS_TIMEOUT"), HEADERS_TIMEOUT_MS);
+    request.on("socket", (socket) => {
+      if (!socket.connecting) clearTimeout(connectTimer);
+      else socket.once(secure ? "secureConnect" : "connect", () => clearTimeout(connectTimer));
+    });
+    request.setTimeout(BODY_IDLE_TIMEOUT_MS, () => timedOut(`no data from ${url.host} for ${BODY_IDLE_TIMEOUT_MS / 1000} s`, "UND_ERR_BODY_TIMEOUT"));
     const onAbort = () => {
       const error = abortError(signal!);
-      request.destroy(error);
-      stream?.destroy(error);
+      fail(error);
       if (!answered) reject(error);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    const done = () => signal?.removeEventListener("abort", onAbort);
-    request.setTimeout(IDLE_TIMEOUT_MS, () => request.destroy(Object.assign(new Error(`no data from ${url.host} for ${IDLE_TIMEOUT_MS / 1000} s`), { code: "ETIMEDOUT" })));
+    const done = () => {
+      clearTimeout(connectTimer);
+      clearTimeout(headersTimer);
+      signal?.removeEventListener("abort", onAbort);
+    };
     request.on("error", (error) => {
       if (answered) return;
       done();
@@ -171,9 +222,11 @@ export function nodeFetch(input: string | URL | Request, init: FetchInit = {}): 
     });
     request.on("response", (message) => {
       answered = true;
+      clearTimeout(connectTimer);
+      clearTimeout(headersTimer);
       if (REDIRECTS.has(message.statusCode ?? 0) && message.headers.location) {
-        // Rare for a model endpoint; `fetch` knows every redirect rule.
-        message.resume();
+        // Rare for a model endpoint: the runtime's fetch sends the request again and follows every redirect rule.
+        message.destroy();
         done();
         resolve(fetch(input, init as RequestInit));
         return;

@@ -70,6 +70,17 @@ async function run(scenario: Scenario): Promise<unknown> {
         return { error: describeError(error) };
       }
     }
+    case "abort-with-reason": {
+      const controller = new AbortController();
+      const pending = nodeFetch(scenario.url, { method: "POST", body: "{}", signal: controller.signal });
+      controller.abort(new Error("the turn was cancelled"));
+      try {
+        await pending;
+        return { error: null };
+      } catch (error) {
+        return { error: describeError(error) };
+      }
+    }
     case "abort-mid-body": {
       const controller = new AbortController();
       const response = await nodeFetch(scenario.url, { method: "POST", body: "{}", signal: controller.signal });

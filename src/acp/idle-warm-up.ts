@@ -5,14 +5,17 @@
  * it. Its module is imported then too, keeping it out of cold start.
  * @module
  */
-import { restoreNormalJit } from "../runtime/jit-policy.ts";
+import { restoreNormalJitWithin } from "../runtime/jit-policy.ts";
 import type { LiveSession } from "../sessions/live-session.ts";
 import { prepareSchemas, SESSION_SCHEMAS, TURN_SCHEMAS } from "./sdk.ts";
 
+/** The JIT's start-up reluctance ends with the first turn, or this long after `initialize` (see jit-policy.ts). */
+const JIT_RESTORE_MS = 2_000;
+
 /** After this answer is written: load the code `session/new` needs, then build the SDK's schemas for opening sessions. */
 export function warmUpAfterInitialize(): void {
+  restoreNormalJitWithin(JIT_RESTORE_MS);
   setTimeout(() => {
-    restoreNormalJit();
     void import("../sessions/turn-warm-up.ts")
       .then((m) => m.warmUpSessionCode())
       .then(() => setTimeout(() => prepareSchemas(SESSION_SCHEMAS), 0))

@@ -6,6 +6,7 @@
  * @module
  */
 import { SessionBusyError } from "../../engine/session.ts";
+import { restoreNormalJit } from "../../runtime/jit-policy.ts";
 import { ModelError } from "../../models/types.ts";
 import { promptSession } from "../../sessions/prompt-session.ts";
 import type { AgentServices } from "../../sessions/services.ts";
@@ -60,6 +61,8 @@ export function registerPrompt(app: AgentApp, services: AgentServices, state: Co
       throw failure(error, params.sessionId);
     } finally {
       cancelled.release();
+      // A turn has run: what follows is the interactive work the JIT should compile (see jit-policy.ts).
+      restoreNormalJit();
     }
   });
 

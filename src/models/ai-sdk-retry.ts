@@ -6,6 +6,7 @@
  * than a minute (or for less than the backoff would wait).
  * @module
  */
+import { abortReason } from "../runtime/abort-reason.ts";
 
 const INITIAL_DELAY_MS = 2000;
 const BACKOFF_FACTOR = 2;
@@ -54,7 +55,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal.reason ?? new DOMException("The operation was aborted.", "AbortError"));
+      reject(abortReason(signal));
     };
     const timer = setTimeout(() => {
       signal.removeEventListener("abort", onAbort);

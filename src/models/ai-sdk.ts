@@ -6,6 +6,7 @@
  * the first call, not at startup, to keep cold start fast.
  * @module
  */
+import { abortReason } from "../runtime/abort-reason.ts";
 import { log } from "../runtime/log.ts";
 import { modelFetch } from "../runtime/model-fetch.ts";
 import { toModelError } from "./ai-sdk-errors.ts";
@@ -219,10 +220,6 @@ function providerOptions(info: ModelInfo, endpoint: ProviderEndpoint, thinking: 
     options.openai = { ...options.openai, store: false, forceReasoning: info.reasoning };
   }
   return Object.keys(options).length > 0 ? options : undefined;
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException("The operation was aborted.", "AbortError");
 }
 
 /** Settles with `promise`, or rejects with the abort reason as soon as `signal` fires. */

@@ -18,6 +18,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
 import { Readable } from "node:stream";
 import { constants, createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { abortReason } from "./abort-reason.ts";
 
 // The limits undici's fetch applies: connecting, waiting for the response's headers, a silent body,
 // and how long an unused kept-alive connection is trusted.
@@ -123,12 +124,6 @@ class NodeResponse {
   }
 }
 
-/** What `fetch` rejects with when its signal fires: the signal's reason. */
-function abortError(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError");
-}
-
 // As lenient as fetch: an empty or cleanly cut compressed body decodes to what it holds.
 const ZLIB = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
 const BROTLI = { flush: constants.BROTLI_OPERATION_FLUSH, finishFlush: constants.BROTLI_OPERATION_FLUSH };
@@ -183,7 +178,7 @@ export function nodeFetch(input: string | URL | Request, init: FetchInit = {}): 
   if (!simple) return fetch(input, init as RequestInit);
   const signal = init.signal ?? undefined;
   return new Promise<Response>((resolve, reject) => {
-    if (signal?.aborted) return reject(abortError(signal));
+    if (signal?.aborted) return reject(abortReason(signal));
     const payload = body === undefined ? undefined : Buffer.from(body, "utf8");
     if (payload) headers["content-length"] = String(payload.byteLength);
     // Not deflate: servers differ on what it means, and a model's stream gains nothing from it.
@@ -205,7 +200,7 @@ export function nodeFetch(input: string | URL | Request, init: FetchInit = {}): 
     });
     request.setTimeout(BODY_IDLE_TIMEOUT_MS, () => timedOut(`no data from ${url.host} for ${BODY_IDLE_TIMEOUT_MS / 1000} s`, "UND_ERR_BODY_TIMEOUT"));
     const onAbort = () => {
-      const error = abortError(signal!);
+      const error = abortReason(signal!) as Error;
       fail(error);
       if (!answered) reject(error);
     };

@@ -5,7 +5,7 @@
  * it. Its module is imported then too, keeping it out of cold start.
  * @module
  */
-import { restoreNormalJitWithin } from "../runtime/jit-policy.ts";
+import { restoreInteractiveJitWithin } from "../runtime/jit-policy.ts";
 import type { LiveSession } from "../sessions/live-session.ts";
 import { prepareSchemas, SESSION_SCHEMAS, TURN_SCHEMAS } from "./sdk.ts";
 
@@ -14,7 +14,7 @@ const JIT_RESTORE_MS = 2_000;
 
 /** After this answer is written: load the code `session/new` needs, then build the SDK's schemas for opening sessions. */
 export function warmUpAfterInitialize(): void {
-  restoreNormalJitWithin(JIT_RESTORE_MS);
+  restoreInteractiveJitWithin(JIT_RESTORE_MS);
   setTimeout(() => {
     void import("../sessions/turn-warm-up.ts")
       .then((m) => m.warmUpSessionCode())

@@ -6,7 +6,7 @@
  */
 import { resolveApiToken } from "../config/api-token.ts";
 import { isLoopback } from "../runtime/http-server.ts";
-import { restoreNormalJit } from "../runtime/jit-policy.ts";
+import { restoreInteractiveJit } from "../runtime/jit-policy.ts";
 import { log, printError } from "../runtime/log.ts";
 import { onSignal } from "../runtime/process.ts";
 import { serveLimits } from "../server/limits.ts";
@@ -49,7 +49,7 @@ async function serveUntilStopped(options: CliOptions, hostname: string, stop: Pr
   printError(`acp-edge listening on ${server.url}`);
   printError(`bearer token: ${token.source}`);
   // Listening is interactive: requests may stream turns from now on.
-  restoreNormalJit();
+  restoreInteractiveJit();
 
   await stop;
   printError("acp-edge: shutting down");

@@ -6,7 +6,7 @@
  * @module
  */
 import { SessionBusyError } from "../../engine/session.ts";
-import { restoreNormalJit } from "../../runtime/jit-policy.ts";
+import { restoreInteractiveJit } from "../../runtime/jit-policy.ts";
 import { ModelError } from "../../models/types.ts";
 import { promptSession } from "../../sessions/prompt-session.ts";
 import type { AgentServices } from "../../sessions/services.ts";
@@ -62,7 +62,7 @@ export function registerPrompt(app: AgentApp, services: AgentServices, state: Co
     } finally {
       cancelled.release();
       // A turn has run: what follows is the interactive work the JIT should compile (see jit-policy.ts).
-      restoreNormalJit();
+      restoreInteractiveJit();
     }
   });
 

@@ -1,11 +1,14 @@
 /**
- * Frames sent to one Node socket within one tick leave in one write: the
- * socket is corked at the first send and uncorked once the tick's work is
+ * Frames sent to one Node socket within one tick leave in one write: they
+ * are queued and written together, as one buffer, once the tick's work is
  * done (or earlier when much is held). A streamed turn sends many small
- * frames to every attached client; one system call per frame per client is
- * what made fan-out cost grow with the number of clients. A message sent to
- * several sockets in a row (one update, every client of a session) is
- * framed once, and the same bytes are written to each socket.
+ * frames to every attached client; one system call per frame per client
+ * made fan-out cost grow with the number of clients, and so did one
+ * `socket.write` per frame per client even on a corked socket (about a
+ * microsecond each in Node's stream machinery: a third of a 16-client
+ * turn's server time). A message sent to several sockets in a row (one
+ * update, every client of a session) is framed once, and the same bytes are
+ * queued for each socket.
  * @module
  */
 import { Buffer } from "node:buffer";
@@ -50,39 +53,47 @@ function frameOf(text: string): Buffer {
   return lastFrame;
 }
 
-/** `send` and `bufferedAmount` for a `ws` socket, with sends batched per tick. */
-export function batchedSends(ws: WebSocket): { send(text: string): void; bufferedAmount(): number } {
+/** `send`, `close` and `bufferedAmount` for a `ws` socket, with sends batched per tick. */
+export function batchedSends(ws: WebSocket): { send(text: string): void; close(code: number, reason: string): void; bufferedAmount(): number } {
   // `ws` keeps its net.Socket here; without it (another implementation) frames go out one by one.
   const socket = (ws as unknown as { _socket?: Socket })._socket;
-  /** Bytes queued by this tick's sends: held back on purpose, so not a sign of a slow reader. */
-  let held = 0;
-  let corked = false;
+  let queue: Buffer[] = [];
+  let queued = 0;
   const flush = () => {
-    if (!corked) return;
-    corked = false;
-    held = 0;
-    socket?.uncork();
+    if (queue.length === 0) return;
+    const frames = queue;
+    const bytes = queued;
+    queue = [];
+    queued = 0;
+    // A socket that began closing meanwhile (the client's close frame, a slow reader cut off) gets no data after its close.
+    if (!socket || socket.destroyed || ws.readyState !== ws.OPEN) return;
+    socket.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames, bytes));
   };
   return {
     send(text) {
       // `ws`'s own path whenever it may hold a frame back (its sender busy compressing or reading a blob, or
-      // frames queued behind that) or frame differently (an extension such as permessage-deflate).
+      // frames queued behind that) or frame differently (an extension such as permessage-deflate); what this
+      // tick queued goes first.
       const sender = (ws as unknown as { _sender?: { _state?: number; _queue?: unknown[] } })._sender;
       const senderIdle = sender !== undefined && sender._state === 0 && sender._queue?.length === 0;
-      if (!socket || socket.destroyed || ws.readyState !== ws.OPEN || ws.extensions !== "" || !senderIdle) return ws.send(text);
-      if (!corked) {
-        corked = true;
-        socket.cork();
-        setImmediate(flush);
-      }
-      // The frame is written as `ws` would write it (and counted in its bufferedAmount), built once per message.
-      const frame = frameOf(text);
-      socket.write(frame);
-      held += frame.length;
-      if (held >= FLUSH_BYTES) {
+      if (!socket || socket.destroyed || ws.readyState !== ws.OPEN || ws.extensions !== "" || !senderIdle) {
         flush();
+        return ws.send(text);
       }
+      if (queue.length === 0) setImmediate(flush);
+      // The frame is the one `ws` would write, built once per message.
+      const frame = frameOf(text);
+      queue.push(frame);
+      queued += frame.length;
+      // Held back at most this much, so the buffered amount the caller watches stays close to the truth.
+      if (queued >= FLUSH_BYTES) flush();
     },
-    bufferedAmount: () => Math.max(0, ws.bufferedAmount - held),
+    close(code, reason) {
+      // After the frames queued before it.
+      flush();
+      ws.close(code, reason);
+    },
+    // Queued frames are held on purpose, not a sign of a slow reader: only what reached the socket counts.
+    bufferedAmount: () => ws.bufferedAmount,
   };
 }

@@ -75,7 +75,8 @@ describe("textFrame", () => {
 });
 
 describe("batchedSends next to ws's own sends", () => {
-  test("a message ws is still compressing goes out before the ones sent after it", async () => {
+  /** Bundles tests/helpers/ws-send-order.ts for Node and runs it with `mode`; its JSON line. */
+  async function runOnNode(mode: string[]): Promise<unknown> {
     const { build } = await import("esbuild");
     const { mkdtempSync, rmSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
@@ -95,11 +96,19 @@ describe("batchedSends next to ws's own sends", () => {
         banner: { js: 'import{createRequire as __cr}from"node:module";const require=__cr(import.meta.url);' },
         logLevel: "error",
       });
-      const run = spawnSync("node", [script], { encoding: "utf8", timeout: 30_000 });
+      const run = spawnSync("node", [script, ...mode], { encoding: "utf8", timeout: 30_000 });
       expect(run.stderr).toBe("");
-      expect(JSON.parse(run.stdout)).toEqual({ extensions: "permessage-deflate", received: ["first", "second", "third"] });
+      return JSON.parse(run.stdout);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  test("a message ws is still compressing goes out before the ones sent after it", async () => {
+    expect(await runOnNode([])).toEqual({ extensions: "permessage-deflate", received: ["first", "second", "third"] });
+  });
+
+  test("a close goes out after the messages queued before it in the same tick", async () => {
+    expect(await runOnNode(["close"])).toEqual({ received: ["one", "two"], code: 1000, reason: "done" });
   });
 });

@@ -8,7 +8,8 @@
  * microsecond each in Node's stream machinery: a third of a 16-client
  * turn's server time). A message sent to several sockets in a row (one
  * update, every client of a session) is framed once, and the same bytes are
- * queued for each socket.
+ * queued for each socket; a large one is written at once instead, so every
+ * socket holds that one buffer rather than a copy inside its own batch.
  * @module
  */
 import { Buffer } from "node:buffer";
@@ -18,6 +19,8 @@ import type { WebSocket } from "ws";
 
 /** Bytes held back in one tick before they are handed to the socket anyway. */
 const FLUSH_BYTES = 64 * 1024;
+/** A frame this large is written as it is: one buffer shared by every client it goes to, never copied into a batch. */
+const LARGE_FRAME_BYTES = 16 * 1024;
 
 /**
  * A whole unmasked text frame (RFC 6455 §5.2: FIN, opcode 1, then the
@@ -69,6 +72,13 @@ export function batchedSends(ws: WebSocket): { send(text: string): void; close(c
     if (!socket || socket.destroyed || ws.readyState !== ws.OPEN) return;
     socket.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames, bytes));
   };
+  // `ws` also closes by itself (the client's close frame, a protocol error): what this tick queued goes first,
+  // as it did when the frames sat in a corked socket ahead of the close frame.
+  const closeNow = ws.close.bind(ws);
+  ws.close = ((code?: number, reason?: string | Buffer) => {
+    flush();
+    closeNow(code, reason);
+  }) as typeof ws.close;
   return {
     send(text) {
       // `ws`'s own path whenever it may hold a frame back (its sender busy compressing or reading a blob, or
@@ -80,17 +90,21 @@ export function batchedSends(ws: WebSocket): { send(text: string): void; close(c
         flush();
         return ws.send(text);
       }
-      if (queue.length === 0) setImmediate(flush);
       // The frame is the one `ws` would write, built once per message.
       const frame = frameOf(text);
+      if (frame.length >= LARGE_FRAME_BYTES) {
+        flush();
+        socket.write(frame);
+        return;
+      }
+      if (queue.length === 0) setImmediate(flush);
       queue.push(frame);
       queued += frame.length;
       // Held back at most this much, so the buffered amount the caller watches stays close to the truth.
       if (queued >= FLUSH_BYTES) flush();
     },
     close(code, reason) {
-      // After the frames queued before it.
-      flush();
+      // After the frames queued before it (see the wrapped ws.close above).
       ws.close(code, reason);
     },
     // Queued frames are held on purpose, not a sign of a slow reader: only what reached the socket counts.

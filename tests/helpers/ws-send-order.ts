@@ -4,7 +4,11 @@
  * `batchedSends` more. Prints the order the client received them in, as JSON.
  * With `close` as argument, no compression: `batchedSends` sends two
  * messages and closes in the same tick; prints what the client received
- * and the close code and reason.
+ * and the close code and reason. With `peer-close`: the client writes a
+ * request and its close frame in one TCP write, the server answers the
+ * request through `batchedSends` (so `ws` starts closing before the tick's
+ * queue is written); prints what the client received. With `mixed`: small,
+ * large (20 KiB), small messages in one tick; prints their order as received.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,8 +17,60 @@ import { batchedSends } from "../../src/runtime/batched-sends.ts";
 
 const first = `first ${"x".repeat(200_000)}`;
 const server = createServer();
-if (process.argv[2] === "close") closeAfterSends();
+const mode = process.argv[2];
+if (mode === "close") closeAfterSends();
+else if (mode === "peer-close") answerBeforePeerClose();
+else if (mode === "mixed") mixedSizes();
 else sendsAfterCompressed();
+
+function answerBeforePeerClose(): void {
+  const wss = new WebSocketServer({ server, perMessageDeflate: false });
+  wss.on("connection", (ws) => {
+    const batched = batchedSends(ws);
+    ws.on("message", (data) => batched.send(`answer to ${String(data)}`));
+  });
+  server.listen(0, "127.0.0.1", () => {
+    const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    const received: string[] = [];
+    client.on("message", (data) => received.push(String(data)));
+    client.on("open", () => {
+      // The request and the close frame leave in one write, so the server reads both at once.
+      const socket = (client as unknown as { _socket: import("node:net").Socket })._socket;
+      socket.cork();
+      client.send("request");
+      client.close(1000, "bye");
+      socket.uncork();
+    });
+    client.on("close", (code) => {
+      process.stdout.write(`${JSON.stringify({ received, code })}\n`);
+      wss.close();
+      server.close();
+    });
+  });
+}
+
+function mixedSizes(): void {
+  const large = `large ${"y".repeat(20 * 1024)}`;
+  const wss = new WebSocketServer({ server, perMessageDeflate: false });
+  wss.on("connection", (ws) => {
+    const batched = batchedSends(ws);
+    for (const text of ["small 1", large, "small 2", "small 3", large, "small 4"]) batched.send(text);
+  });
+  server.listen(0, "127.0.0.1", () => {
+    const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    const received: string[] = [];
+    client.on("message", (data) => {
+      const text = String(data);
+      received.push(text === large ? "large" : text);
+      if (received.length === 6) {
+        process.stdout.write(`${JSON.stringify({ received })}\n`);
+        client.close();
+        wss.close();
+        server.close();
+      }
+    });
+  });
+}
 
 function closeAfterSends(): void {
   const wss = new WebSocketServer({ server, perMessageDeflate: false });

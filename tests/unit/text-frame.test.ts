@@ -111,4 +111,12 @@ describe("batchedSends next to ws's own sends", () => {
   test("a close goes out after the messages queued before it in the same tick", async () => {
     expect(await runOnNode(["close"])).toEqual({ received: ["one", "two"], code: 1000, reason: "done" });
   });
+
+  test("an answer queued in the tick the client's close frame arrives still reaches the client", async () => {
+    expect(await runOnNode(["peer-close"])).toEqual({ received: ["answer to request"], code: 1000 });
+  });
+
+  test("large messages, written at once, keep their place among the small ones queued around them", async () => {
+    expect(await runOnNode(["mixed"])).toEqual({ received: ["small 1", "large", "small 2", "small 3", "large", "small 4"] });
+  });
 });

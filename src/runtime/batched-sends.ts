@@ -68,7 +68,7 @@ export function batchedSends(ws: WebSocket): { send(text: string): void; close(c
     const bytes = queued;
     queue = [];
     queued = 0;
-    // A socket that began closing meanwhile (the client's close frame, a slow reader cut off) gets no data after its close.
+    // Nothing after a close frame: a socket already closing or gone (terminated, reset) gets none.
     if (!socket || socket.destroyed || ws.readyState !== ws.OPEN) return;
     socket.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames, bytes));
   };

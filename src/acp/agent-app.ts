@@ -3,40 +3,20 @@
  * acp-edge supports, sharing the process's services.
  * @module
  */
-import { guardConnection, type MessageStreamPair } from "./connection-guard.ts";
+import { guardConnection, type GuardedConnection, type MessageStreamPair } from "./connection-guard.ts";
 import { redactOutbound } from "./outbound-redaction.ts";
 import { newConnectionState, type ConnectionState, type SessionScope } from "./connection-state.ts";
-import { detachClient } from "../sessions/session-attach.ts";
-import { protocolError } from "./errors.ts";
+import { cancelTurnsOf, detachClient } from "../sessions/session-attach.ts";
 import { deferHandlers } from "./deferred-handlers.ts";
 import { registerInitialize } from "./handlers/initialize.ts";
+import { warmUpAfterInitialize } from "./idle-warm-up.ts";
+import { protocolHandlers } from "./protocol-handlers.ts";
 import { acp, type AgentApp, type AgentConnection, type Stream } from "./sdk.ts";
 import type { AgentServices } from "../sessions/services.ts";
 
 export interface AgentAppHandle {
   app: AgentApp;
   state: ConnectionState;
-}
-
-/**
- * Makes every request handler's failure a protocol error: the sessions layer
- * refuses in its own terms, and this is the one place they are translated.
- */
-function answerInProtocolTerms(app: AgentApp, afterEach: () => void): void {
-  const register = app.onRequest.bind(app) as (...args: unknown[]) => AgentApp;
-  app.onRequest = ((...args: unknown[]) => {
-    const handler = args.at(-1) as (context: unknown) => unknown;
-    const translated = async (context: unknown) => {
-      try {
-        return await handler(context);
-      } catch (error) {
-        throw protocolError(error);
-      } finally {
-        afterEach();
-      }
-    };
-    return register(...args.slice(0, -1), translated);
-  }) as AgentApp["onRequest"];
 }
 
 /** Detaches a connection from every session it was attached to (it closed or went away). */
@@ -47,23 +27,42 @@ async function detachAll(services: AgentServices, state: ConnectionState): Promi
   await Promise.all(ids.map((id) => detachClient(services, state.id, id)));
 }
 
-/** A new agent app for one connection, with every handler registered. */
-export function createAgentApp(services: AgentServices, scope?: SessionScope, sendSerialised?: (text: string) => Promise<void> | void): AgentAppHandle {
-  const state = newConnectionState(scope);
+/**
+ * A new agent app for one connection behind `guard`, with every handler
+ * registered. `sendSerialised`, when the transport has it, takes session
+ * updates shared by several clients straight to it, serialised once.
+ */
+export function createAgentApp(
+  services: AgentServices,
+  guard: GuardedConnection,
+  scope?: SessionScope,
+  sendSerialised?: (text: string) => Promise<void> | void,
+): AgentAppHandle {
+  const state = newConnectionState(scope, guard.afterAnswer);
   if (sendSerialised) state.sendSerialised = sendSerialised;
   const app = acp.agent({ name: "acp-edge" });
-  // A request under way when the connection closed may still attach it to a session (a join finishing late):
-  // nobody would detach it after that, so it is detached once that request is done.
-  answerInProtocolTerms(app, () => {
-    if (state.gone && state.sessions.size > 0) void detachAll(services, state).catch(() => undefined);
+  // Only `initialize` is compiled before the first answer; the rest loads once it is written (or on first use).
+  const handlers = protocolHandlers(app, {
+    // A request under way when the connection closed may still attach it to a session (a join finishing late):
+    // nobody would detach it after that, so it is detached once that request is done.
+    afterEach: () => {
+      if (state.gone && state.sessions.size > 0) void detachAll(services, state).catch(() => undefined);
+    },
+    initialized: (requestId) => guard.afterAnswer(requestId, () => warmUpAfterInitialize(deferred.prepare)),
   });
-  // Only `initialize` is compiled before the first answer; the rest loads right after it (or on first use).
-  const deferred = deferHandlers(app, async () => {
+  const deferred = deferHandlers(handlers, async () => {
     const { registerSessionHandlers } = await import("./session-handlers.ts");
     return (recorder) => registerSessionHandlers(recorder, services, state);
   });
-  registerInitialize(app, services, state, { onAnswered: () => deferred.prepareSoon() });
+  registerInitialize(handlers, services, state);
   return { app, state };
+}
+
+/** A connection being served: settles once it is over; `answered` once what it received so far is answered. */
+export interface ServedConnection {
+  closed: Promise<void>;
+  /** Settles once every request received so far is answered (bounded), e.g. before a shutdown closes the transport. */
+  answered(): Promise<void>;
 }
 
 /**
@@ -73,22 +72,23 @@ export function createAgentApp(services: AgentServices, scope?: SessionScope, se
  * are released. Every transport (stdio, WebSocket, Streamable HTTP) goes
  * through here, so all get the same guard and outbound redaction.
  */
-export function connectAgent(services: AgentServices, stream: MessageStreamPair, scope?: SessionScope): { closed: Promise<void> } {
-  const { app, state } = createAgentApp(services, scope, stream.sendSerialised);
+export function connectAgent(services: AgentServices, stream: MessageStreamPair, scope?: SessionScope): ServedConnection {
+  let state: ConnectionState | undefined;
   const cancelOwnTurns = () => {
+    if (!state) return;
     // A prompt of this client still getting ready (tools, context files, the prompt's files) sees this before its turn starts.
     state.inputEnded.abort(new Error("the client disconnected"));
-    for (const id of state.sessions) {
-      const live = services.sessions.get(id);
-      if (live?.turnOwner === state.id) live.agent.cancel("the client disconnected");
-    }
+    cancelTurnsOf(services, state.id, state.sessions, "the client disconnected");
   };
-  const connection: AgentConnection = app.connect(guardConnection(redactOutbound(stream), { onInputEnd: cancelOwnTurns }) as unknown as Stream);
+  const guard = guardConnection(redactOutbound(stream), { onInputEnd: cancelOwnTurns });
+  const handle = createAgentApp(services, guard, scope, stream.sendSerialised);
+  state = handle.state;
+  const connection: AgentConnection = handle.app.connect(guard as unknown as Stream);
   const closed = (async () => {
     await connection.closed;
-    await detachAll(services, state);
+    await detachAll(services, handle.state);
   })();
-  return { closed };
+  return { closed, answered: () => guard.answered() };
 }
 
 /** Serves one client over a message stream until its input ends (see `connectAgent`). */

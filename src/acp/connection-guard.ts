@@ -10,6 +10,11 @@
  * - at end of input every request already received is still answered: the
  *   caller cancels running turns, then the input closes once the responses
  *   are out, so `printf … | acp-edge agent stdio` loses nothing.
+ * It also offers the events that order what the agent sends around its
+ * answers: `afterAnswer` (run something once the answer to a request is
+ * written, e.g. the updates that must follow the response that opened a
+ * session) and `answered` (every request received so far is answered, e.g.
+ * before a shutdown closes the connection).
  * Every wait is bounded: whatever a client sends, nothing here waits forever
  * for an answer that does not come.
  * @module
@@ -27,6 +32,24 @@ export interface MessageStreamPair {
    * settles when the output has room again.
    */
   sendSerialised?: (text: string) => Promise<void> | void;
+  /**
+   * Transports that hold output back to write it in batches offer this: it settles once everything passed
+   * on so far has been written to their output (and rejects when that failed).
+   */
+  flushed?: () => Promise<void>;
+}
+
+/** The guarded stream pair, and the events that order output around the answers. */
+export interface GuardedConnection extends MessageStreamPair {
+  /**
+   * Runs `callback` once the answer to request `id` has been written (result or error); whatever is
+   * sent from then on follows it. Runs it at once when no answer to `id` is outstanding (the client is
+   * gone, or never sent it). Callbacks for one id run in the order they were given; a client that has
+   * two requests open under one id gets the first callback after the first of those answers.
+   */
+  afterAnswer(id: JsonRpcId, callback: () => void): void;
+  /** Settles once every request received so far is answered, or the client is gone, or `boundMs` passed. */
+  answered(boundMs?: number): Promise<void>;
 }
 
 export interface GuardOptions {
@@ -47,20 +70,52 @@ async function bounded(done: Promise<void>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-export function guardConnection(stream: MessageStreamPair, options: GuardOptions): MessageStreamPair {
+/** Runs callbacks, each on its own: one that throws does not keep the others from running. */
+function runAll(callbacks: readonly (() => void)[]): void {
+  for (const callback of callbacks) {
+    try {
+      callback();
+    } catch {
+      // A callback's failure is its own (it reports what it must); the answer is out either way.
+    }
+  }
+}
+
+export function guardConnection(stream: MessageStreamPair, options: GuardOptions): GuardedConnection {
   // Requests received and not yet answered, counted per id: a client may reuse an id while one is open.
   const outstanding = new Map<JsonRpcId, number>();
-  let drained: (() => void) | undefined;
+  // What waits for the answer to a request, per id, in the order it was given.
+  const waiting = new Map<JsonRpcId, (() => void)[]>();
+  // What waits for every outstanding request to be answered.
+  let idle: (() => void)[] = [];
   let initialize: { id: JsonRpcId; release(): void } | undefined;
   let gate: Promise<void> = Promise.resolve();
 
+  const settleIdle = () => {
+    const callbacks = idle;
+    idle = [];
+    runAll(callbacks);
+  };
+  // After the transport has written what it holds, so work started then does not hold up the answer's bytes.
+  const whenFlushed = (callbacks: (() => void)[]) => {
+    const flushed = stream.flushed?.();
+    if (!flushed) return runAll(callbacks);
+    void flushed.then(
+      () => runAll(callbacks),
+      () => runAll(callbacks),
+    );
+  };
   const answered = (id: unknown) => {
     const count = outstanding.get(id as JsonRpcId);
     if (count === undefined) return;
     if (count > 1) outstanding.set(id as JsonRpcId, count - 1);
     else outstanding.delete(id as JsonRpcId);
     if (initialize && Object.is(initialize.id, id)) initialize.release();
-    if (drained && outstanding.size === 0) drained();
+    const queue = waiting.get(id as JsonRpcId);
+    const next = queue?.shift();
+    if (queue && queue.length === 0) waiting.delete(id as JsonRpcId);
+    if (next) whenFlushed([next]);
+    if (outstanding.size === 0) settleIdle();
   };
   // Once a write has failed nothing can reach the client any more: stop waiting for answers to it.
   let gone = false;
@@ -68,7 +123,10 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
     gone = true;
     outstanding.clear();
     initialize?.release();
-    drained?.();
+    const callbacks = [...waiting.values()].flat();
+    waiting.clear();
+    runAll(callbacks);
+    settleIdle();
   };
 
   // The SDK's answers and the guard's own share the output, one write at a time.
@@ -84,6 +142,11 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
     });
     writing = next.catch(() => undefined);
     return next;
+  };
+
+  const whenAnswered = async (boundMs: number): Promise<void> => {
+    if (gone || outstanding.size === 0) return;
+    await bounded(new Promise<void>((resolve) => idle.push(resolve)), boundMs);
   };
 
   const readable = stream.readable.pipeThrough(
@@ -111,8 +174,7 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
       },
       async flush() {
         options.onInputEnd();
-        if (gone || outstanding.size === 0) return;
-        await bounded(new Promise<void>((resolve) => (drained = resolve)), options.drainTimeoutMs ?? DEFAULT_BOUND_MS);
+        await whenAnswered(options.drainTimeoutMs ?? DEFAULT_BOUND_MS);
       },
     }),
   );
@@ -136,5 +198,15 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
       await stream.writable.abort(reason);
     },
   });
-  return { readable, writable };
+  return {
+    readable,
+    writable,
+    afterAnswer(id, callback) {
+      if (gone || !outstanding.has(id)) return runAll([callback]);
+      const queue = waiting.get(id);
+      if (queue) queue.push(callback);
+      else waiting.set(id, [callback]);
+    },
+    answered: (boundMs = options.drainTimeoutMs ?? DEFAULT_BOUND_MS) => whenAnswered(boundMs),
+  };
 }

@@ -3,6 +3,7 @@
  * @module
  */
 import { randomHex } from "../runtime/random-hex.ts";
+import type { JsonRpcId } from "./jsonrpc-envelope.ts";
 import type { ClientCapabilities } from "./sdk.ts";
 
 /** A connection bound to one durable session (the `/v1/session/{ref}/apc` route). */
@@ -34,10 +35,15 @@ export interface ConnectionState {
   inputEnded: AbortController;
   /** Set once the connection is over and detached from its sessions: a session it joins after that is left at once. */
   gone: boolean;
+  /**
+   * Runs `callback` once the answer to request `requestId` is written, so that what it sends follows that
+   * answer (the connection guard's event; at once when the connection has no guard).
+   */
+  afterAnswer(requestId: JsonRpcId, callback: () => void): void;
 }
 
 /** A fresh connection: authenticated, no sessions, capabilities unknown until `initialize`. */
-export function newConnectionState(scope?: SessionScope): ConnectionState {
+export function newConnectionState(scope?: SessionScope, afterAnswer: ConnectionState["afterAnswer"] = (_id, callback) => callback()): ConnectionState {
   // The id is drawn when first read (by the first session the connection opens): reading the random source costs start-up time on Node.
   let id: string | undefined;
   return {
@@ -51,5 +57,6 @@ export function newConnectionState(scope?: SessionScope): ConnectionState {
     sessions: new Set(),
     inputEnded: new AbortController(),
     gone: false,
+    afterAnswer,
   };
 }

@@ -4,10 +4,11 @@
  * answer would make every editor wait for code `initialize` never runs. The
  * methods are registered with the SDK at once (so none is ever "not found"
  * and the SDK still parses their params); their bodies load the first time
- * one is called, or in the background once `initialize` is answered.
+ * one is called, or once `initialize` is answered (see idle-warm-up.ts).
  * @module
  */
-import { methods, type AgentApp } from "./sdk.ts";
+import type { HandlerApp } from "./protocol-handlers.ts";
+import { methods } from "./sdk.ts";
 
 /** Requests whose handlers load on demand; `params: "own"` marks a method that parses its own params. */
 export const DEFERRED_REQUESTS: readonly { method: string; params?: "own" }[] = [
@@ -36,21 +37,21 @@ interface Recorded {
 }
 
 /** Registers the handlers of a module on something that only remembers them. */
-export type RegisterHandlers = (app: AgentApp) => void;
+export type RegisterHandlers = (app: HandlerApp) => void;
 
 /** What `deferHandlers` gives back: start loading without waiting for a call. */
 export interface DeferredHandlers {
-  /** Loads the handlers on the next turn of the event loop, once what is queued now (the `initialize` answer) is out. */
-  prepareSoon(): void;
+  /** Loads the handlers now (once); settles when they are loaded, and never rejects: a failure is reported by the first call that needs them. */
+  prepare(): Promise<void>;
 }
 
-function recorder(requests: Map<string, Recorded>, notifications: Map<string, Recorded>): AgentApp {
+function recorder(requests: Map<string, Recorded>, notifications: Map<string, Recorded>): HandlerApp {
   const record = (into: Map<string, Recorded>) => (method: string, handlerOrParse: unknown, handler?: unknown) => {
     if (into.has(method)) throw new Error(`handler for ${method} registered twice`);
     into.set(method, handler ? { parse: handlerOrParse as Parser, handler: handler as Handler } : { handler: handlerOrParse as Handler });
     return app;
   };
-  const app = { onRequest: record(requests), onNotification: record(notifications) } as unknown as AgentApp;
+  const app = { onRequest: record(requests), onNotification: record(notifications) } as unknown as HandlerApp;
   return app;
 }
 
@@ -74,7 +75,7 @@ function checkRegistrations(requests: Map<string, Recorded>, notifications: Map<
  * real handler from `load` (loaded once). Once loaded, calls go straight to
  * the real handlers, with no extra turn of the event loop.
  */
-export function deferHandlers(app: AgentApp, load: () => Promise<RegisterHandlers>): DeferredHandlers {
+export function deferHandlers(app: HandlerApp, load: () => Promise<RegisterHandlers>): DeferredHandlers {
   let loaded: { requests: Map<string, Recorded>; notifications: Map<string, Recorded> } | undefined;
   let loading: Promise<NonNullable<typeof loaded>> | undefined;
   const ensure = () =>
@@ -107,13 +108,7 @@ export function deferHandlers(app: AgentApp, load: () => Promise<RegisterHandler
     (app.onNotification as (m: string, h: Handler) => void)(method, standIn);
   }
 
-  let scheduled = false;
   return {
-    prepareSoon() {
-      if (scheduled || loaded) return;
-      scheduled = true;
-      // A failure here is reported by the first call that needs the handlers.
-      setTimeout(() => void loadOnce().catch(() => undefined), 0);
-    },
+    prepare: () => (loaded ? Promise.resolve() : loadOnce().then(() => undefined, () => undefined)),
   };
 }

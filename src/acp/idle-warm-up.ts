@@ -1,8 +1,8 @@
 /**
- * Starts getting the first turn ready once an answer is on its way: the
- * warm-up runs on a later macrotask, after the SDK has serialised and
- * written the response, so neither `initialize` nor `session/new` waits for
- * it. Its module is imported then too, keeping it out of cold start.
+ * Getting the next request ready once an answer is written: callers run
+ * these from the connection guard's `afterAnswer`, so neither `initialize`
+ * nor the answer that opened a session waits for them. A request arriving
+ * meanwhile awaits the same loading (module imports are shared).
  * @module
  */
 import { restoreInteractiveJitWithin } from "../runtime/jit-policy.ts";
@@ -12,21 +12,18 @@ import { prepareSchemas, SESSION_SCHEMAS, TURN_SCHEMAS } from "./sdk.ts";
 /** The JIT's start-up reluctance ends with the first turn, or this long after `initialize` (see jit-policy.ts). */
 const JIT_RESTORE_MS = 2_000;
 
-/** After this answer is written: load the code `session/new` needs, then build the SDK's schemas for opening sessions. */
-export function warmUpAfterInitialize(): void {
+/**
+ * The one thing done after `initialize` is answered: load the handlers of
+ * every other method (they bring the sessions layer, engine and tools), then
+ * build the SDK's schemas for opening sessions. `loadHandlers` never rejects.
+ */
+export function warmUpAfterInitialize(loadHandlers: () => Promise<void>): void {
   restoreInteractiveJitWithin(JIT_RESTORE_MS);
-  setTimeout(() => {
-    void import("../sessions/turn-warm-up.ts")
-      .then((m) => m.warmUpSessionCode())
-      .then(() => setTimeout(() => prepareSchemas(SESSION_SCHEMAS), 0))
-      .catch(() => undefined);
-  }, 0);
+  void loadHandlers().then(() => prepareSchemas(SESSION_SCHEMAS));
 }
 
-/** After this answer is written: build the SDK's schemas for turns and prepare the session's model client for its first prompt. */
+/** After a session opened: build the SDK's schemas for turns and prepare the session's model client for its first prompt. */
 export function warmUpAfterSessionOpen(live: LiveSession): void {
-  setTimeout(() => {
-    prepareSchemas(TURN_SCHEMAS);
-    void import("../sessions/turn-warm-up.ts").then((m) => m.warmUpSession(live)).catch(() => undefined);
-  }, 0);
+  prepareSchemas(TURN_SCHEMAS);
+  void import("../sessions/turn-warm-up.ts").then((m) => m.warmUpSession(live)).catch(() => undefined);
 }

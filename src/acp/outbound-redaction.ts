@@ -27,7 +27,7 @@ export function redactOutbound(stream: MessageStreamPair): MessageStreamPair {
     close: () => stream.writable.close(),
     abort: (reason) => stream.writable.abort(reason),
   });
-  return { readable: stream.readable, writable: writer };
+  return { readable: stream.readable, writable: writer, ...(stream.flushed ? { flushed: stream.flushed } : {}) };
 }
 
 /** A copy of one outgoing message with registered secrets hidden (file content written through the editor excepted). */

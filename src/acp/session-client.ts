@@ -8,17 +8,25 @@ import type { LiveSession, SessionClient, SessionNews } from "../sessions/live-s
 import type { AgentServices } from "../sessions/services.ts";
 import { configOptions } from "./config-options.ts";
 import type { ConnectionState } from "./connection-state.ts";
+import type { JsonRpcId } from "./jsonrpc-envelope.ts";
 import { PreparedUpdate } from "./prepared-update.ts";
 import { TurnProjector } from "./projection.ts";
 import { methods, type AgentContext, type ClientCapabilities, type SessionUpdate } from "./sdk.ts";
 
-function projectorFor(capabilities: ClientCapabilities, cwd: string): TurnProjector {
+/** What in a client's capabilities changes how turns are shown to it; clients alike here share one view. */
+interface TurnView {
+  terminalOutput: boolean;
+  compaction: boolean;
+  /** Equal for clients with the same view (see `SessionClient.viewKey`). */
+  key: string;
+}
+
+/** The one place a client's capabilities are read for the projection. */
+function turnView(capabilities: ClientCapabilities): TurnView {
   const meta = capabilities._meta as Record<string, unknown> | undefined;
-  return new TurnProjector({
-    terminalOutput: capabilities.terminal !== true && meta?.terminal_output === true,
-    compaction: Boolean((capabilities as { session?: { compaction?: unknown } }).session?.compaction),
-    cwd,
-  });
+  const terminalOutput = capabilities.terminal !== true && meta?.terminal_output === true;
+  const compaction = Boolean((capabilities as { session?: { compaction?: unknown } }).session?.compaction);
+  return { terminalOutput, compaction, key: `terminal_output=${terminalOutput},compaction=${compaction}` };
 }
 
 /** The updates one piece of news becomes. */
@@ -41,44 +49,29 @@ function newsUpdates(live: LiveSession, services: AgentServices, news: SessionNe
   }
 }
 
-/** Clients that project turns alike (same capabilities that change the projection) share one view. */
-function viewKeyOf(capabilities: ClientCapabilities): string {
-  const meta = capabilities._meta as Record<string, unknown> | undefined;
-  const terminalOutput = capabilities.terminal !== true && meta?.terminal_output === true;
-  const compaction = Boolean((capabilities as { session?: { compaction?: unknown } }).session?.compaction);
-  return `terminal_output=${terminalOutput},compaction=${compaction}`;
-}
-
 /** Characters of updates held for a client whose join is not answered yet; past this it is dropped like a client that does not read. */
 const MAX_HELD_CHARS = 16 * 1024 * 1024;
 
-/** A session client whose output waits until the response to the request that attached it is out. */
-export interface JoiningClient extends SessionClient {
-  /** Sends what was held, once the response now being written is out; call when the joining request ends, however it ends. */
-  releaseAfterAnswer(): void;
-}
-
 /** This connection as a session client, with the capabilities it has now. */
 export function sessionClient(services: AgentServices, state: ConnectionState, client: AgentContext): SessionClient {
-  return createSessionClient(services, state, client, false);
+  return createSessionClient(services, state, client, undefined);
 }
 
 /**
- * This connection as a client joining a session another client may be
- * using: updates of a turn already running are held until the join is
- * answered, so none reaches the client before the response (or, for
- * `session/load`, before the replayed history) — and none is lost.
+ * This connection as a client joining, with request `requestId`, a session
+ * another client may be using: updates of a turn already running are held
+ * until the answer to that request is written (result or error), so none
+ * reaches the client before the response (or, for `session/load`, before
+ * the replayed history) — and none is lost.
  */
-export function joiningSessionClient(services: AgentServices, state: ConnectionState, client: AgentContext): JoiningClient {
-  return createSessionClient(services, state, client, true);
+export function joiningSessionClient(services: AgentServices, state: ConnectionState, client: AgentContext, requestId: JsonRpcId): SessionClient {
+  return createSessionClient(services, state, client, requestId);
 }
 
-function createSessionClient(services: AgentServices, state: ConnectionState, client: AgentContext, hold: true): JoiningClient;
-function createSessionClient(services: AgentServices, state: ConnectionState, client: AgentContext, hold: boolean): SessionClient;
-function createSessionClient(services: AgentServices, state: ConnectionState, client: AgentContext, hold: boolean): JoiningClient {
-  const capabilities = state.clientCapabilities;
-  const prepare = (live: LiveSession, update: SessionUpdate) => new PreparedUpdate(live.agent.id, update);
-  let held: PreparedUpdate[] | undefined = hold ? [] : undefined;
+function createSessionClient(services: AgentServices, state: ConnectionState, client: AgentContext, joiningWith: JsonRpcId | undefined): SessionClient {
+  const view = turnView(state.clientCapabilities);
+  const prepare = (live: LiveSession, update: SessionUpdate) => new PreparedUpdate(live.id, update);
+  let held: PreparedUpdate[] | undefined = joiningWith === undefined ? undefined : [];
   let heldChars = 0;
   let notified: Promise<void> = Promise.resolve();
   const transmit = (items: readonly PreparedUpdate[]): Promise<void> | void => {
@@ -97,14 +90,26 @@ function createSessionClient(services: AgentServices, state: ConnectionState, cl
     notified = sending.catch(() => undefined);
     return sending;
   };
+  if (joiningWith !== undefined) {
+    state.afterAnswer(joiningWith, () => {
+      const items = held ?? [];
+      held = undefined;
+      heldChars = 0;
+      try {
+        void Promise.resolve(transmit(items)).catch(() => undefined);
+      } catch {
+        // Gone meanwhile: its next update drops it from the session.
+      }
+    });
+  }
   return {
     id: state.id,
-    viewKey: viewKeyOf(capabilities),
+    viewKey: view.key,
     prepareNews(live, news) {
       return newsUpdates(live, services, news).map((update) => prepare(live, update));
     },
     watchTurn(live) {
-      const projector = projectorFor(capabilities, live.cwd);
+      const projector = new TurnProjector({ terminalOutput: view.terminalOutput, compaction: view.compaction, cwd: live.cwd });
       return (event) => {
         const update = projector.project(event);
         return update ? [prepare(live, update)] : [];
@@ -124,19 +129,6 @@ function createSessionClient(services: AgentServices, state: ConnectionState, cl
     },
     attached(sessionId) {
       state.sessions.add(sessionId);
-    },
-    releaseAfterAnswer() {
-      // A timer, not a microtask: the SDK has written the response by the time it fires (as for announceSession).
-      setTimeout(() => {
-        const items = held ?? [];
-        held = undefined;
-        heldChars = 0;
-        try {
-          void Promise.resolve(transmit(items)).catch(() => undefined);
-        } catch {
-          // Gone meanwhile: its next update drops it from the session.
-        }
-      }, 0);
     },
   };
 }

@@ -11,10 +11,10 @@ import { registerPrompt } from "./handlers/prompt.ts";
 import { registerSessionConfig } from "./handlers/session-config.ts";
 import { registerSessionLifecycle } from "./handlers/session-lifecycle.ts";
 import { registerStoredSessions } from "./handlers/session-stored.ts";
-import type { AgentApp } from "./sdk.ts";
+import type { HandlerApp } from "./protocol-handlers.ts";
 
 /** Registers `authenticate`, `logout` and every `session/*` method on `app`. */
-export function registerSessionHandlers(app: AgentApp, services: AgentServices, state: ConnectionState): void {
+export function registerSessionHandlers(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
   registerAuth(app, services, state);
   registerSessionLifecycle(app, services, state);
   registerStoredSessions(app, services, state);

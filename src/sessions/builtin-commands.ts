@@ -40,10 +40,10 @@ const BUILTINS: Record<string, Builtin> = {
     const previous = live.title ?? null;
     // Titles name sessions (serve's `{ref}`), so one may not take another session's title.
     const holder = await claimTitle(services.store, title, {
-      ownId: live.agent.id,
+      ownId: live.id,
       write: async () => {
         await setTitle(live, title);
-        return live.agent.id;
+        return live.id;
       },
       withdraw: async () => await setTitle(live, previous),
     });
@@ -58,14 +58,14 @@ const BUILTINS: Record<string, Builtin> = {
     const t = live.agent.totals;
     const info = live.agent.model.info;
     const lines = [
-      `Session ${live.agent.id}${live.title ? ` — "${live.title}"` : ""}`,
+      `Session ${live.id}${live.title ? ` — "${live.title}"` : ""}`,
       `Directory: ${live.cwd}`,
       `Model: ${info.provider}/${info.id} (thinking: ${info.reasoning ? live.agent.thinking : "off"}); mode: ${live.mode}`,
       `Messages in context: ${history.length} (${count("user")} user, ${count("assistant")} assistant, ${count("tool")} tool results)`,
       `Context: ${formatTokens(live.agent.contextUsed)} of ${formatTokens(info.contextWindow)} tokens`,
       `Tokens so far: ${formatTokens(t.input)} in, ${formatTokens(t.output)} out, ${formatTokens(t.cacheRead)} cache read, ${formatTokens(t.cacheWrite)} cache write; ${t.requests} model calls`,
       `Cost: ${t.cost === undefined ? "unknown (no price for this model)" : `$${t.cost.toFixed(4)}`}`,
-      `Stored: ${services.options.noSession ? "in memory only (--no-session)" : join(services.sessionDir, cwdSlug(live.cwd), `${live.agent.id}.jsonl`)}`,
+      `Stored: ${services.options.noSession ? "in memory only (--no-session)" : join(services.sessionDir, cwdSlug(live.cwd), `${live.id}.jsonl`)}`,
     ];
     return await say(context, lines.join("\n"));
   },
@@ -77,7 +77,7 @@ const BUILTINS: Record<string, Builtin> = {
 
   async compact(args, context) {
     try {
-      const outcome = await context.live.agent.compact(context.emit, args.trim() || undefined);
+      const outcome = await context.live.compact(context.emit, args.trim() || undefined);
       if (!outcome) return await say(context, "Nothing to compact yet: the conversation is still short.");
       return "end_turn";
     } catch (error) {

@@ -10,7 +10,6 @@ import type { LiveSession, SessionClient } from "./live-session.ts";
 import { checkDirectory } from "./open-session.ts";
 import { reviveSession } from "./revive-session.ts";
 import type { AgentServices } from "./services.ts";
-import { attachClient } from "./session-attach.ts";
 import { SessionError, storeFailure } from "./session-error.ts";
 import { connectMcpServers } from "./session-mcp.ts";
 
@@ -33,7 +32,7 @@ async function checkSameRoots(live: LiveSession, request: JoinRequest): Promise<
   const { cwd, additionalDirectories } = request;
   await checkDirectory(cwd, "cwd");
   const [a, b] = await Promise.all([canonical(live.cwd), canonical(cwd)]);
-  if (a !== b) throw new SessionError("invalid_params", `session ${live.agent.id} belongs to ${live.cwd}, not ${cwd}`, { cwd, sessionCwd: live.cwd });
+  if (a !== b) throw new SessionError("invalid_params", `session ${live.id} belongs to ${live.cwd}, not ${cwd}`, { cwd, sessionCwd: live.cwd });
   if (additionalDirectories === undefined) return;
   for (const dir of additionalDirectories) await checkDirectory(dir, "additionalDirectories");
   const [requested, current] = await Promise.all([Promise.all(additionalDirectories.map(canonical)), Promise.all(live.additionalDirectories.map(canonical))]);
@@ -41,7 +40,7 @@ async function checkSameRoots(live: LiveSession, request: JoinRequest): Promise<
   if (!same) {
     throw new SessionError(
       "invalid_params",
-      `session ${live.agent.id} is open with other additionalDirectories; a client joining it cannot change them`,
+      `session ${live.id} is open with other additionalDirectories; a client joining it cannot change them`,
       { additionalDirectories, sessionAdditionalDirectories: live.additionalDirectories },
     );
   }
@@ -70,13 +69,13 @@ export async function joinSession(
     // Its last client may have left while we checked: then it is closing, and we open it again.
     if (services.sessions.get(request.sessionId) === live) break;
   }
-  attachClient(live, client);
+  live.attach(client);
   if (request.mcpServers && request.mcpServers.length > 0) await connectMcpServers(live, request.mcpServers);
   if (!options.history) return { live };
   await live.recorder.journal.sync();
   try {
-    return { live, history: (await services.store.read(live.agent.id)).entries };
+    return { live, history: (await services.store.read(live.id)).entries };
   } catch (error) {
-    throw storeFailure(error, live.agent.id);
+    throw storeFailure(error, live.id);
   }
 }

@@ -2,16 +2,25 @@
  * A session alive in this process, and the clients attached to it. Nothing
  * here knows the wire: a client is anything that can be told the session's
  * news and can watch its turns.
+ *
+ * `LiveSession` is the one owner of a live session's state: every field is
+ * private and read through a getter or a read-only view, and every change is
+ * one of its named operations (attach, grant, announce, claim a turn, …).
+ * The rest of this layer decides *when* to call them (and records and tells
+ * what changed); other layers read the state and call this layer's functions.
  * @module
  */
 import type { ApprovalMode, Settings } from "../config/settings-schema.ts";
-import type { EngineEvent } from "../engine/events.ts";
-import type { AgentSession } from "../engine/session.ts";
-import type { ImagePart, TextPart } from "../models/types.ts";
+import type { EngineEvent, EventSink, StopReason } from "../engine/events.ts";
+import type { CompactionOutcome } from "../engine/compaction.ts";
+import type { AgentSession, SessionTotals, TurnOptions } from "../engine/session.ts";
+import type { ImagePart, ModelClient, ModelMessage, TextPart, ThinkingLevel } from "../models/types.ts";
 import type { Grant } from "../permissions/grants.ts";
 import type { McpConnections } from "../tools/mcp/connections.ts";
+import type { ToolDefinition } from "../tools/types.ts";
 import type { PromptTemplate } from "./prompt-templates.ts";
 import type { SessionRecorder } from "./session-recorder.ts";
+import { SessionError } from "./session-error.ts";
 
 /** What a session tells its clients outside the engine's turn events. */
 export type SessionNews =
@@ -50,32 +59,260 @@ export interface SessionClient {
   attached(sessionId: string): void;
 }
 
-/** A session alive in this process, with its settings and attached clients. */
-export interface LiveSession {
+/** The engine session as everyone but its owner sees it: read only, no turns started behind the owner's back. */
+export type AgentView = Readonly<Pick<AgentSession, "id" | "workspace" | "model" | "thinking" | "running" | "tools" | "contextUsed" | "systemPrompt">> & {
+  readonly history: readonly ModelMessage[];
+  readonly totals: Readonly<SessionTotals>;
+};
+
+/** What a live session is made of when it opens. */
+export interface LiveSessionInit {
   agent: AgentSession;
   cwd: string;
-  additionalDirectories: string[];
-  /** User settings merged with the project's, as they were when the session opened. */
+  additionalDirectories: readonly string[];
   settings: Settings;
-  /** The approval mode (the session mode). */
   mode: ApprovalMode;
-  /** "Always" answers the user gave in this session. */
-  grants: Grant[];
-  /** Writes the session's steps to its journal. */
+  grants: readonly Grant[];
   recorder: SessionRecorder;
-  /** Prompt templates offered as slash commands. */
-  templates: PromptTemplate[];
-  /** Things to tell the user once the session is open (e.g. a model that is no longer available). */
-  notices: string[];
-  /** Whether the clients have been told the session is open; notices before that wait in `notices`. */
-  announced: boolean;
-  /** The MCP servers the client passed, when it passed any. */
-  mcp?: McpConnections;
+  templates: readonly PromptTemplate[];
+  /** Things to tell the user once the session is announced. */
+  notices: readonly string[];
   title?: string;
-  /** Clients attached to the session, by connection id. */
-  subscribers: Map<string, SessionClient>;
-  /** The connection whose prompt is running (it alone is asked for permissions). */
-  turnOwner?: string;
-  /** The prompt turn in flight, so close and shutdown can wait for it to settle. */
-  turn?: Promise<unknown>;
+}
+
+/** A session alive in this process, with its settings and attached clients. */
+export class LiveSession {
+  /** The directory the session works in. */
+  readonly cwd: string;
+  /** Further roots the session may reach. */
+  readonly additionalDirectories: readonly string[];
+  /** User settings merged with the project's, as they were when the session opened. */
+  readonly settings: Readonly<Settings>;
+  /** Writes the session's steps to its journal. */
+  readonly recorder: SessionRecorder;
+  /** Prompt templates offered as slash commands. */
+  readonly templates: readonly PromptTemplate[];
+  readonly #agent: AgentSession;
+  #mode: ApprovalMode;
+  readonly #grants: Grant[];
+  /** Notices waiting for the announcement; undefined once the session was announced. */
+  #held: string[] | undefined;
+  #title: string | undefined;
+  #mcp: McpConnections | undefined;
+  readonly #clients = new Map<string, SessionClient>();
+  /** The client whose prompt holds the session's one turn (it alone is asked for permissions). */
+  #turnOwner: string | undefined;
+  /** The engine turn in flight, so close and shutdown can wait for it to settle. */
+  #turn: Promise<StopReason> | undefined;
+
+  constructor(init: LiveSessionInit) {
+    this.#agent = init.agent;
+    this.cwd = init.cwd;
+    this.additionalDirectories = init.additionalDirectories;
+    this.settings = init.settings;
+    this.#mode = init.mode;
+    this.#grants = [...init.grants];
+    this.recorder = init.recorder;
+    this.templates = init.templates;
+    this.#held = [...init.notices];
+    this.#title = init.title;
+  }
+
+  /** The session's id. */
+  get id(): string {
+    return this.#agent.id;
+  }
+
+  /** The engine session, read only. */
+  get agent(): AgentView {
+    return this.#agent;
+  }
+
+  /** The approval mode (the session mode). */
+  get mode(): ApprovalMode {
+    return this.#mode;
+  }
+
+  /** "Always" answers the user gave in this session. */
+  get grants(): readonly Grant[] {
+    return this.#grants;
+  }
+
+  get title(): string | undefined {
+    return this.#title;
+  }
+
+  /** The MCP servers the client passed, when it passed any. */
+  get mcp(): McpConnections | undefined {
+    return this.#mcp;
+  }
+
+  /** The client whose prompt holds the turn, if one does. */
+  get turnOwner(): string | undefined {
+    return this.#turnOwner;
+  }
+
+  /** Whether a prompt holds the turn or the engine is running one. */
+  get busy(): boolean {
+    return this.#turnOwner !== undefined || this.#agent.running;
+  }
+
+  /** The attached clients, in attachment order. */
+  clients(): IterableIterator<SessionClient> {
+    return this.#clients.values();
+  }
+
+  /** Whether `clientId` is attached. */
+  hasClient(clientId: string): boolean {
+    return this.#clients.has(clientId);
+  }
+
+  // ---------- clients ----------
+
+  /** Attaches a client: from now on it sees every update of the session. */
+  attach(client: SessionClient): void {
+    this.#clients.set(client.id, client);
+    client.attached(this.id);
+  }
+
+  /** Detaches a client (it left, or failed a send). Returns how many clients remain. */
+  detach(clientId: string): number {
+    this.#clients.delete(clientId);
+    return this.#clients.size;
+  }
+
+  // ---------- what the user decided ----------
+
+  /** Remembers an "always" answer and records it; durable when this resolves. */
+  async grant(grant: Grant): Promise<void> {
+    this.#grants.push(grant);
+    await this.recorder.write({ type: "grant", grant }, true);
+  }
+
+  /** Changes the approval mode (the caller records and tells it). */
+  setMode(mode: ApprovalMode): void {
+    this.#mode = mode;
+  }
+
+  /** Switches the model the next turn uses (the caller records and tells it). */
+  setModel(model: ModelClient): void {
+    this.#agent.model = model;
+  }
+
+  /** Changes the thinking level (the caller records and tells it). */
+  setThinking(level: ThinkingLevel): void {
+    this.#agent.thinking = level;
+  }
+
+  /** Sets or (with null) clears the title (the caller records and tells it). */
+  setTitle(title: string | null): void {
+    this.#title = title ?? undefined;
+  }
+
+  // ---------- what the session is given ----------
+
+  /** Replaces the session's MCP servers, closing the ones it had. */
+  async replaceMcp(mcp: McpConnections | undefined): Promise<void> {
+    const previous = this.#mcp;
+    this.#mcp = undefined;
+    await previous?.close();
+    this.#mcp = mcp;
+  }
+
+  /** The tools the next turn offers the model. */
+  offerTools(tools: readonly ToolDefinition[]): void {
+    this.#agent.tools = tools;
+  }
+
+  /** The system prompt the next turn sends (rebuilt when context files change). */
+  setSystemPrompt(text: string): void {
+    this.#agent.systemPrompt = text;
+  }
+
+  // ---------- telling the clients it is open ----------
+
+  /** Whether the clients have been told the session is open. */
+  get announced(): boolean {
+    return this.#held === undefined;
+  }
+
+  /**
+   * Keeps a notice for the announcement when the session has not been
+   * announced yet (returns true); once it has, the caller tells it at once.
+   */
+  holdNotice(text: string): boolean {
+    if (!this.#held) return false;
+    this.#held.push(text);
+    return true;
+  }
+
+  /** The session is being announced to a client: returns the notices held until now (once); later notices are not held. */
+  announce(): string[] {
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    return held;
+  }
+
+  // ---------- turns ----------
+
+  /**
+   * Runs `work` holding the session's one turn for `clientId` (a prompt, a
+   * command); refuses (`busy`) while another claim or engine turn runs. A
+   * prompt queue would wait here for its place instead of refusing.
+   */
+  async claimTurn<T>(clientId: string, work: () => Promise<T>): Promise<T> {
+    // Claimed before any await: one turn per session across every attached client.
+    if (this.busy) throw new SessionError("busy", "session is already processing a prompt", { sessionId: this.id });
+    this.#turnOwner = clientId;
+    try {
+      return await work();
+    } finally {
+      if (this.#turnOwner === clientId) this.#turnOwner = undefined;
+    }
+  }
+
+  /**
+   * The engine turn of the current claim, remembered so that close and
+   * shutdown can wait for it. The one place a turn's options are put
+   * together: steering (text injected between two model calls) would be
+   * handed to the engine here.
+   */
+  async runTurn(content: Array<TextPart | ImagePart>, emit: EventSink, options: TurnOptions): Promise<StopReason> {
+    if (this.#turnOwner === undefined) throw new Error("runTurn outside a claimed turn");
+    const turn = this.#agent.prompt(content, emit, { ...options, settle: () => this.recorder.settle() });
+    this.#turn = turn;
+    try {
+      return await turn;
+    } finally {
+      if (this.#turn === turn) this.#turn = undefined;
+    }
+  }
+
+  /** Summarises the conversation now (`/compact`), within the current claim. */
+  compact(emit: EventSink, instructions?: string): Promise<CompactionOutcome | undefined> {
+    if (this.#turnOwner === undefined) throw new Error("compact outside a claimed turn");
+    return this.#agent.compact(emit, instructions);
+  }
+
+  /** Stops the running turn, if any. */
+  cancel(reason?: string): void {
+    this.#agent.cancel(reason);
+  }
+
+  /** Stops the running turn when `clientId` owns it. */
+  cancelTurnOf(clientId: string, reason: string): void {
+    if (this.#turnOwner === clientId) this.#agent.cancel(reason);
+  }
+
+  /** Settles when the engine turn in flight (if any) has ended, however it ended. */
+  async turnSettled(): Promise<void> {
+    await this.#turn?.catch(() => undefined);
+  }
+
+  /** Ends the session in this process: its turn cancelled and awaited, its journal and MCP servers closed. */
+  async close(reason: string): Promise<void> {
+    this.cancel(reason);
+    await this.turnSettled();
+    await Promise.all([this.recorder.journal.close(), this.#mcp?.close()]);
+  }
 }

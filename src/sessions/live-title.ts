@@ -25,8 +25,7 @@ export function titleFromPrompt(text: string): string | undefined {
  * fsync (the recorder's next write does).
  */
 export async function setTitle(live: LiveSession, title: string | null, options: { ahead?: boolean } = {}): Promise<void> {
-  if (title === null) delete live.title;
-  else live.title = title;
+  live.setTitle(title);
   if (options.ahead) live.recorder.writeAhead({ type: "title", title });
   else await live.recorder.write({ type: "title", title }, true);
   await broadcast(live, { type: "title", title, updatedAt: new Date().toISOString() });

@@ -23,7 +23,7 @@ import { readContext, trackContext } from "./session-context.ts";
 import type { AgentServices } from "./services.ts";
 import { SessionRecorder } from "./session-recorder.ts";
 import type { RestoredState } from "./session-restore.ts";
-import type { LiveSession } from "./live-session.ts";
+import { LiveSession } from "./live-session.ts";
 import { SessionError } from "./session-error.ts";
 
 /** What a live session is built from. */
@@ -120,7 +120,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   // The mode the user chose in the session survives a reload.
   const mode = restored?.mode ?? settings.approvalMode ?? "ask";
   const journal = await request.journal(id);
-  const live: LiveSession = {
+  const live = new LiveSession({
     agent,
     cwd: request.cwd,
     additionalDirectories: extra,
@@ -130,10 +130,8 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     recorder: new SessionRecorder(journal, restored?.messageCount ?? 0),
     templates,
     notices,
-    announced: false,
-    subscribers: new Map(),
     ...(restored?.title ? { title: restored.title } : {}),
-  };
+  });
   trackContext(live, services.config.home, date, context.stamp);
   return live;
 }

@@ -14,7 +14,6 @@ import { setTitle, titleFromPrompt } from "./live-title.ts";
 import type { LiveSession } from "./live-session.ts";
 import { broadcast } from "./session-broadcast.ts";
 import { sessionEmitter } from "./session-emitter.ts";
-import { SessionError } from "./session-error.ts";
 import { refreshContext } from "./session-context.ts";
 import { refreshTools } from "./session-mcp.ts";
 import type { AgentServices } from "./services.ts";
@@ -40,14 +39,7 @@ export interface PromptRequest {
 
 /** Runs one prompt; refuses (`busy`) while another turn of the session runs. */
 export async function promptSession(services: AgentServices, live: LiveSession, request: PromptRequest): Promise<StopReason> {
-  // One turn per session across every attached client; claimed before any await.
-  if (live.agent.running || live.turnOwner) throw new SessionError("busy", "session is already processing a prompt", { sessionId: live.agent.id });
-  live.turnOwner = request.clientId;
-  try {
-    return await runPrompt(services, live, request);
-  } finally {
-    if (live.turnOwner === request.clientId) delete live.turnOwner;
-  }
+  return await live.claimTurn(request.clientId, () => runPrompt(services, live, request));
 }
 
 async function runPrompt(services: AgentServices, live: LiveSession, request: PromptRequest): Promise<StopReason> {
@@ -76,15 +68,12 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
     return "cancelled";
   }
   // Cancelling the request cancels the turn like a cancel from any client.
-  const onAbort = () => live.agent.cancel("the request was cancelled");
+  const onAbort = () => live.cancel("the request was cancelled");
   request.signal.addEventListener("abort", onAbort, { once: true });
   // The prompt and title written ahead are durable before the turn ends and is answered.
-  const turn = live.agent.prompt(content, emit, { ...request.turn, settle: () => live.recorder.settle() });
-  live.turn = turn;
   try {
-    return await turn;
+    return await live.runTurn(content, emit, request.turn);
   } finally {
     request.signal.removeEventListener("abort", onAbort);
-    if (live.turn === turn) delete live.turn;
   }
 }

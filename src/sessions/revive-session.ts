@@ -46,7 +46,7 @@ export async function reviveSession(services: AgentServices, request: ReviveRequ
       restored,
       journal: async () => opened.journal,
     });
-    live.notices.push(...[...opened.warnings, ...restored.notices].map((w) => `Session file: ${w}`));
+    for (const warning of [...opened.warnings, ...restored.notices]) live.holdNotice(`Session file: ${warning}`);
     return { live, loaded: opened };
   } catch (error) {
     await opened.journal.close();

@@ -11,7 +11,7 @@ import type { ClientOutput, LiveSession, SessionClient, SessionNews } from "./li
 /** The attached clients (except `except`) grouped by view, in attachment order. */
 export function clientsByView(live: LiveSession, except?: string): Map<string, SessionClient[]> {
   const views = new Map<string, SessionClient[]>();
-  for (const client of live.subscribers.values()) {
+  for (const client of live.clients()) {
     if (client.id === except) continue;
     const group = views.get(client.viewKey);
     if (group) group.push(client);
@@ -29,8 +29,8 @@ export function sendToAll(live: LiveSession, clients: readonly SessionClient[], 
   const pending: Promise<void>[] = [];
   for (const client of clients) {
     const drop = (error: unknown) => {
-      log.debug(`dropping client ${client.id} from ${live.agent.id}`, error);
-      live.subscribers.delete(client.id);
+      log.debug(`dropping client ${client.id} from ${live.id}`, error);
+      live.detach(client.id);
     };
     try {
       const sending = client.send(live, output);

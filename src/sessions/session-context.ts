@@ -41,13 +41,13 @@ export async function refreshContext(live: LiveSession): Promise<void> {
   const source = sources.get(live);
   if (!source || !(await contextChanged(source.stamp))) return;
   const { files, stamp } = await readContext(source.home, live.cwd);
-  live.agent.systemPrompt = buildSystemPrompt({
+  live.setSystemPrompt(buildSystemPrompt({
     // As when the session opened: the built-in tools (MCP tools describe themselves in their specs).
     tools: builtinTools,
     contextFiles: files,
     cwd: live.cwd,
     additionalDirectories: live.additionalDirectories,
     date: source.date,
-  });
+  }));
   source.stamp = stamp;
 }

@@ -15,17 +15,13 @@ const DEFAULT_STARTUP_SECONDS = 30;
 
 /** Tells every attached client, or keeps the notice for the announcement that follows the response. */
 export function noticeToSession(live: LiveSession, text: string): void {
-  if (!live.announced) {
-    live.notices.push(text);
-    return;
-  }
+  if (live.holdNotice(text)) return;
   void broadcast(live, { type: "message", text: `${text}\n` });
 }
 
 /** Starts the session's MCP servers (replacing any it had). Returns at once. */
 export async function connectMcpServers(live: LiveSession, servers: readonly unknown[] | undefined): Promise<void> {
-  if (live.mcp) await live.mcp.close();
-  delete live.mcp;
+  await live.replaceMcp(undefined);
   if (!servers || servers.length === 0) return;
   const seconds = live.settings.mcp?.startupTimeoutSeconds ?? DEFAULT_STARTUP_SECONDS;
   const mcp = new McpConnections({
@@ -35,7 +31,7 @@ export async function connectMcpServers(live: LiveSession, servers: readonly unk
     clientVersion: PACKAGE_VERSION,
     onNotice: (text) => noticeToSession(live, text),
   });
-  live.mcp = mcp;
+  await live.replaceMcp(mcp);
   mcp.start();
 }
 
@@ -47,5 +43,5 @@ export async function refreshTools(live: LiveSession): Promise<void> {
   const mcp = live.mcp;
   if (!mcp) return;
   await mcp.ready((live.settings.mcp?.startupTimeoutSeconds ?? DEFAULT_STARTUP_SECONDS) * 1000);
-  live.agent.tools = [...builtinTools, ...mcp.tools()];
+  live.offerTools([...builtinTools, ...mcp.tools()]);
 }

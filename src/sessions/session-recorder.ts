@@ -9,7 +9,7 @@
  * @module
  */
 import type { EngineEvent } from "../engine/events.ts";
-import type { AgentSession } from "../engine/session.ts";
+import type { SessionTotals } from "../engine/session.ts";
 import { log } from "../runtime/log.ts";
 import type { SessionJournal } from "../store/types.ts";
 import type { SessionEntry } from "./session-entries.ts";
@@ -69,7 +69,7 @@ export class SessionRecorder {
   }
 
   /** Records what an engine event means for the journal, if anything. */
-  async record(event: EngineEvent, agent: AgentSession): Promise<void> {
+  async record(event: EngineEvent, agent: { readonly totals: Readonly<SessionTotals> }): Promise<void> {
     switch (event.type) {
       case "message":
         this.#messages += 1;

@@ -21,7 +21,7 @@ export class SessionRegistry {
   }
 
   add(session: LiveSession): void {
-    this.#sessions.set(session.agent.id, session);
+    this.#sessions.set(session.id, session);
   }
 
   remove(id: string): LiveSession | undefined {
@@ -79,9 +79,7 @@ export class SessionRegistry {
     // Out of the map at once: nobody may join a session that is closing.
     this.#sessions.delete(id);
     const closed = (async () => {
-      session.agent.cancel("the session was closed");
-      await session.turn?.catch(() => undefined);
-      await Promise.all([session.recorder.journal.close(), session.mcp?.close()]);
+      await session.close("the session was closed");
     })();
     this.#closing.set(id, closed);
     try {
@@ -102,8 +100,8 @@ export class SessionRegistry {
   async cancelAll(timeoutMs = 2000): Promise<void> {
     const turns: Promise<unknown>[] = [];
     for (const session of this.#sessions.values()) {
-      session.agent.cancel("the agent is shutting down");
-      if (session.turn) turns.push(session.turn.catch(() => undefined));
+      session.cancel("the agent is shutting down");
+      if (session.agent.running) turns.push(session.turnSettled());
     }
     if (turns.length === 0) return;
     let timer: ReturnType<typeof setTimeout> | undefined;

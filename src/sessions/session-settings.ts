@@ -37,7 +37,7 @@ async function applyConfigOption(live: LiveSession, services: AgentServices, con
   switch (configId) {
     case "mode":
       if (!isApprovalMode(value)) throw new SessionError("invalid_params", `unknown mode "${value}"; use one of ${APPROVAL_MODES.join(", ")}`, { configId, value });
-      live.mode = value;
+      live.setMode(value);
       return "mode";
     case "model": {
       const allowed = modelChoices(live, services).map((c) => c.value);
@@ -47,7 +47,7 @@ async function applyConfigOption(live: LiveSession, services: AgentServices, con
       if (value !== currentModelSpec(live)) {
         const choice = services.registry.find(value);
         if ("kind" in choice) throw new SessionError("invalid_params", choice.message, { configId, value });
-        live.agent.model = await services.registry.createClient(choice);
+        live.setModel(await services.registry.createClient(choice));
       }
       return "model";
     }
@@ -56,7 +56,7 @@ async function applyConfigOption(live: LiveSession, services: AgentServices, con
       if (!(levels as readonly string[]).includes(value)) {
         throw new SessionError("invalid_params", `thinking level "${value}" is not available for this model; choose one of ${levels.join(", ")}`, { configId, value });
       }
-      live.agent.thinking = value as ThinkingLevel;
+      live.setThinking(value as ThinkingLevel);
       return "thought_level";
     }
     default:

@@ -7,7 +7,6 @@
 import type { LiveSession, SessionClient } from "./live-session.ts";
 import { openSession } from "./open-session.ts";
 import type { AgentServices } from "./services.ts";
-import { attachClient } from "./session-attach.ts";
 import { storeFailure } from "./session-error.ts";
 import { connectMcpServers } from "./session-mcp.ts";
 import { undamagedEntries } from "./session-entry-check.ts";
@@ -39,10 +38,10 @@ async function welcome(
     await live.recorder.write(firstEntry, true);
     await connectMcpServers(live, mcpServers);
   } catch (error) {
-    await services.sessions.release(live.agent.id).catch(() => undefined);
+    await services.sessions.release(live.id).catch(() => undefined);
     throw error;
   }
-  attachClient(live, client);
+  live.attach(client);
   return live;
 }
 
@@ -84,8 +83,8 @@ export async function forkSession(services: AgentServices, request: StartRequest
       return journal;
     },
   });
-  live.notices.push(...[...loaded.warnings, ...restored.notices].map((w) => `Session file: ${w}`));
+  for (const warning of [...loaded.warnings, ...restored.notices]) live.holdNotice(`Session file: ${warning}`);
   const title = `Fork of ${restored.title ?? loaded.header.id}`;
-  live.title = title;
+  live.setTitle(title);
   return await welcome(services, live, { type: "title", title }, request.mcpServers, client);
 }

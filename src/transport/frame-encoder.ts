@@ -118,6 +118,14 @@ export class FrameWriter {
     return this.#pendingDone.promise;
   }
 
+  /** Settles once every message sent so far has been written to the output (rejects when the output failed). */
+  flushed(): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure.error);
+    if (this.#pending.length === 0) return this.#inFlight ?? Promise.resolve();
+    this.#pendingDone ??= deferred();
+    return this.#pendingDone.promise;
+  }
+
   /** Writes everything sent so far, then closes the output. */
   async close(): Promise<void> {
     this.#closing = true;

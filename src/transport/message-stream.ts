@@ -41,6 +41,8 @@ export interface MessageStream {
    * is gone. Returns a promise only while the output is backed up.
    */
   sendSerialised(text: string): Promise<void> | undefined;
+  /** Settles once every message passed on so far has been written to the output (rejects when it failed). */
+  flushed(): Promise<void>;
 }
 
 /** The input cannot be decoded any further (broken Content-Length header, truncated frame, unknown framing). */
@@ -147,5 +149,5 @@ export function createMessageStream(
     abort: (reason) => writer.abort(reason),
   });
 
-  return { readable, writable, framing: () => decoder.framing, closed, sendSerialised: (json) => writer.sendText(json) };
+  return { readable, writable, framing: () => decoder.framing, closed, sendSerialised: (json) => writer.sendText(json), flushed: () => writer.flushed() };
 }

@@ -60,16 +60,15 @@ describe("deferred handlers", () => {
     expect(failure).toMatchObject({ code: -32603 });
   });
 
-  test("the module loads once, in the background after initialize, and later calls reach the real handlers", async () => {
+  test("the module loads once, ahead of any call when asked to, and later calls reach the real handlers", async () => {
     let loads = 0;
     const { app, deferred } = agentWith(async () => {
       loads += 1;
       return echoEveryMethod;
     });
     const answers = await withClient(app, async (agent) => {
-      deferred.prepareSoon();
-      deferred.prepareSoon();
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await Promise.all([deferred.prepare(), deferred.prepare()]);
+      expect(loads).toBe(1);
       return await Promise.all([
         agent.request(acp.methods.agent.session.list, {}),
         agent.request(acp.methods.agent.session.close, { sessionId: "sess_x" }),

@@ -8,9 +8,10 @@ import { newConnectionState } from "../../src/acp/connection-state.ts";
 import { sessionClient } from "../../src/acp/session-client.ts";
 import type { AgentContext, ClientCapabilities } from "../../src/acp/sdk.ts";
 import { registerSecret } from "../../src/runtime/secrets.ts";
-import type { LiveSession } from "../../src/sessions/live-session.ts";
+import type { AgentSession } from "../../src/engine/session.ts";
+import { LiveSession } from "../../src/sessions/live-session.ts";
+import type { SessionRecorder } from "../../src/sessions/session-recorder.ts";
 import type { AgentServices } from "../../src/sessions/services.ts";
-import { attachClient } from "../../src/sessions/session-attach.ts";
 import { broadcast } from "../../src/sessions/session-broadcast.ts";
 import { sessionEmitter } from "../../src/sessions/session-emitter.ts";
 
@@ -28,17 +29,23 @@ function connection(live: LiveSession, capabilities: ClientCapabilities = {}, fa
   };
   const notified: unknown[] = [];
   const context = { notify: async (_method: string, params: unknown) => void notified.push(params) } as unknown as AgentContext;
-  attachClient(live, sessionClient({} as AgentServices, state, context));
+  live.attach(sessionClient({} as AgentServices, state, context));
   return { state, sent, notified };
 }
 
+/** A real live session around stand-ins for the engine session and the journal (neither is reached here). */
 function liveSession(): LiveSession {
-  return {
-    agent: { id: "ses_fanout" },
+  return new LiveSession({
+    agent: { id: "ses_fanout" } as AgentSession,
     cwd: "/project",
-    recorder: { record: async () => undefined },
-    subscribers: new Map(),
-  } as unknown as LiveSession;
+    additionalDirectories: [],
+    settings: {},
+    mode: "ask",
+    grants: [],
+    recorder: { record: async () => undefined } as unknown as SessionRecorder,
+    templates: [],
+    notices: [],
+  });
 }
 
 describe("fan-out to the clients of one session", () => {
@@ -87,7 +94,7 @@ describe("fan-out to the clients of one session", () => {
     const gone = connection(live, {}, true);
     const emit = sessionEmitter(live);
     await emit({ type: "text_delta", messageId: "m1", text: "one" });
-    expect(live.subscribers.has(gone.state.id)).toBe(false);
+    expect(live.hasClient(gone.state.id)).toBe(false);
     await emit({ type: "text_delta", messageId: "m1", text: "two" });
     expect(good.sent.map((t) => JSON.parse(t).params.update.content.text)).toEqual(["one", "two"]);
   });
@@ -97,7 +104,7 @@ describe("fan-out to the clients of one session", () => {
     const state = newConnectionState();
     const notified: unknown[] = [];
     const context = { notify: async (_method: string, params: unknown) => void notified.push(params) } as unknown as AgentContext;
-    attachClient(live, sessionClient({} as AgentServices, state, context));
+    live.attach(sessionClient({} as AgentServices, state, context));
     await sessionEmitter(live)({ type: "text_delta", messageId: "m1", text: "hi" });
     expect(notified).toEqual([{ sessionId: "ses_fanout", update: { sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text: "hi" } } }]);
   });

@@ -6,11 +6,12 @@
  */
 import { AUTH_METHOD_ID, authRequired, invalidParams } from "../errors.ts";
 import type { ConnectionState } from "../connection-state.ts";
-import { methods, type AgentApp } from "../sdk.ts";
+import type { HandlerApp } from "../protocol-handlers.ts";
+import { methods } from "../sdk.ts";
 import type { AgentServices } from "../../sessions/services.ts";
 
 /** Registers `authenticate` and `logout`. */
-export function registerAuth(app: AgentApp, services: AgentServices, state: ConnectionState): void {
+export function registerAuth(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.authenticate, ({ params }) => {
     if (params.methodId !== AUTH_METHOD_ID) {
       throw invalidParams(`unknown authentication method "${params.methodId}"; advertised methods: [${AUTH_METHOD_ID}]`, {

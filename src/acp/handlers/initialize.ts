@@ -4,10 +4,10 @@
  */
 import { PACKAGE_VERSION } from "../../config/version.ts";
 import { AUTH_METHOD_ID } from "../errors.ts";
-import { warmUpAfterInitialize } from "../idle-warm-up.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { parseInitializeParams } from "../initialize-params.ts";
-import { methods, PROTOCOL_VERSION, type AgentApp, type AuthMethod, type InitializeResponse } from "../sdk.ts";
+import type { HandlerApp } from "../protocol-handlers.ts";
+import { methods, PROTOCOL_VERSION, type AuthMethod, type InitializeResponse } from "../sdk.ts";
 import type { AgentServices } from "../../sessions/services.ts";
 
 /** The one auth method: credentials configured outside ACP. */
@@ -21,11 +21,10 @@ export function authMethod(services: AgentServices): AuthMethod {
   };
 }
 
-/** Registers `initialize`; `onAnswered` runs as each answer goes out (to start work the client's next request will need). */
-export function registerInitialize(app: AgentApp, services: AgentServices, state: ConnectionState, hooks: { onAnswered?: () => void } = {}): void {
+/** Registers `initialize` (through `protocolHandlers`, which also gates every other method on it). */
+export function registerInitialize(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.initialize, parseInitializeParams, ({ params }): InitializeResponse => {
     state.clientCapabilities = params.clientCapabilities ?? {};
-    warmUpAfterInitialize();
     // v1 is the only version acp-edge speaks; any requested version gets it (the client decides whether to go on).
     const answer: InitializeResponse = {
       protocolVersion: PROTOCOL_VERSION,
@@ -44,10 +43,6 @@ export function registerInitialize(app: AgentApp, services: AgentServices, state
       authMethods: [authMethod(services)],
       agentInfo: { name: "acp-edge", title: "acp-edge", version: PACKAGE_VERSION },
     };
-    hooks.onAnswered?.();
     return answer;
   });
-  // Registered with its own parser, `initialize` is a custom method to the SDK, which then would not refuse
-  // other requests before it; this is the flag its own registration of `initialize` sets.
-  (app as unknown as { hasInitializeHandler: boolean }).hasInitializeHandler = true;
 }

@@ -15,7 +15,8 @@ import type { ConnectionState } from "../connection-state.ts";
 import { internalError, protocolError, sessionBusy, toRequestError } from "../errors.ts";
 import { createAuthorizer } from "../permissions/authorizer.ts";
 import { promptToContent } from "../prompt-content.ts";
-import { methods, type AgentApp, type ContentBlock, type PromptResponse } from "../sdk.ts";
+import type { HandlerApp } from "../protocol-handlers.ts";
+import { methods, type ContentBlock, type PromptResponse } from "../sdk.ts";
 import { attachedSession, checkScope } from "../session-access.ts";
 
 /** The first text block of a prompt without attachments, which may be a slash command. */
@@ -38,7 +39,7 @@ function failure(error: unknown, sessionId: string): unknown {
 }
 
 /** Registers `session/prompt` and `session/cancel`. */
-export function registerPrompt(app: AgentApp, services: AgentServices, state: ConnectionState): void {
+export function registerPrompt(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.session.prompt, async ({ params, client, signal }): Promise<PromptResponse> => {
     const live = attachedSession(services, state, params.sessionId);
     const leading = slashText(params.prompt);
@@ -52,8 +53,8 @@ export function registerPrompt(app: AgentApp, services: AgentServices, state: Co
         readPrompt: (text) => promptToContent(text === undefined ? params.prompt : [{ type: "text", text }, ...params.prompt.slice(1)], live.agent.workspace),
         signal: cancelled.signal,
         turn: {
-          authorize: createAuthorizer({ live, client, onGrant: (grant) => live.recorder.write({ type: "grant", grant }, true) }),
-          workspace: clientWorkspace(live.agent.workspace, client, state.clientCapabilities, live.agent.id),
+          authorize: createAuthorizer({ live, client }),
+          workspace: clientWorkspace(live.agent.workspace, client, state.clientCapabilities, live.id),
         },
       });
       return { stopReason };
@@ -73,7 +74,7 @@ export function registerPrompt(app: AgentApp, services: AgentServices, state: Co
     } catch {
       return;
     }
-    if (state.sessions.has(params.sessionId)) services.sessions.get(params.sessionId)?.agent.cancel();
+    if (state.sessions.has(params.sessionId)) services.sessions.get(params.sessionId)?.cancel();
   });
 }
 

@@ -10,11 +10,12 @@ import { changeSetting } from "../../sessions/session-settings.ts";
 import { configOptions } from "../config-options.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { invalidParams } from "../errors.ts";
-import { methods, type AgentApp } from "../sdk.ts";
+import type { HandlerApp } from "../protocol-handlers.ts";
+import { methods } from "../sdk.ts";
 import { attachedSession } from "../session-access.ts";
 
 /** Registers `session/set_mode` and `session/set_config_option`. */
-export function registerSessionConfig(app: AgentApp, services: AgentServices, state: ConnectionState): void {
+export function registerSessionConfig(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.session.setMode, async ({ params }) => {
     const live = attachedSession(services, state, params.sessionId);
     if (!isApprovalMode(params.modeId)) throw invalidParams(`unknown mode "${params.modeId}"; use read-only, ask, write or yolo`, { modeId: params.modeId });

@@ -6,7 +6,8 @@
 import { AUTH_METHOD_ID, authRequired, invalidParams, sessionNotFound } from "../errors.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { configOptions, modeState } from "../config-options.ts";
-import { methods, type AgentApp } from "../sdk.ts";
+import type { HandlerApp } from "../protocol-handlers.ts";
+import { methods } from "../sdk.ts";
 import type { AgentServices } from "../../sessions/services.ts";
 import { announceSession } from "../session-announce.ts";
 import { sessionClient } from "../session-client.ts";
@@ -16,17 +17,17 @@ import { checkScope } from "../session-access.ts";
 import { bindScopedSession } from "./session-stored.ts";
 
 /** Registers `session/new`, `session/close` and `session/delete`. */
-export function registerSessionLifecycle(app: AgentApp, services: AgentServices, state: ConnectionState): void {
-  app.onRequest(methods.agent.session.new, async ({ params, client }) => {
+export function registerSessionLifecycle(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
+  app.onRequest(methods.agent.session.new, async ({ params, client, requestId }) => {
     if (!state.authenticated) {
       throw authRequired(`This connection logged out. Call authenticate with methodId "${AUTH_METHOD_ID}" before session/new.`);
     }
-    if (state.scope) return await bindScopedSession(services, state, client, params, { replay: false });
+    if (state.scope) return await bindScopedSession(services, state, { client, requestId }, params, { replay: false });
     // Loaded on first use: the engine, tools and prompt code are not needed to answer `initialize`.
     const { startSession } = await import("../../sessions/start-session.ts");
     const live = await startSession(services, params, sessionClient(services, state, client));
-    announceSession(client, live, services);
-    return { sessionId: live.agent.id, modes: modeState(live), configOptions: configOptions(live, services) };
+    announceSession(state, requestId, client, live);
+    return { sessionId: live.id, modes: modeState(live), configOptions: configOptions(live, services) };
   });
 
   // Detaches this client; the session is released when no client is left (it stays on disk).

@@ -14,7 +14,9 @@ import { storeFailure } from "../../sessions/session-error.ts";
 import { configOptions, modeState } from "../config-options.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { invalidParams } from "../errors.ts";
-import { methods, type AgentApp, type AgentContext } from "../sdk.ts";
+import type { JsonRpcId } from "../jsonrpc-envelope.ts";
+import type { HandlerApp } from "../protocol-handlers.ts";
+import { methods, type AgentContext } from "../sdk.ts";
 import { announceSession } from "../session-announce.ts";
 import { joiningSessionClient, sessionClient } from "../session-client.ts";
 import { replayUpdates } from "../session-replay.ts";
@@ -35,7 +37,7 @@ function parseForkParams(raw: unknown): v.InferOutput<typeof ForkParams> {
 /** Shows the stored conversation to this client again, one `session/update` per step. */
 async function replay(client: AgentContext, live: LiveSession, history: readonly StoredEntry[]): Promise<void> {
   for (const update of replayUpdates(history)) {
-    await client.notify(methods.client.session.update, { sessionId: live.agent.id, update });
+    await client.notify(methods.client.session.update, { sessionId: live.id, update });
   }
 }
 
@@ -46,7 +48,7 @@ async function replay(client: AgentContext, live: LiveSession, history: readonly
 export async function bindScopedSession(
   services: AgentServices,
   state: ConnectionState,
-  client: AgentContext,
+  request: { client: AgentContext; requestId: JsonRpcId },
   params: Omit<JoinRequest, "sessionId"> & { sessionId?: string },
   options: { replay: boolean },
 ) {
@@ -54,20 +56,17 @@ export async function bindScopedSession(
   if (params.sessionId !== undefined && params.sessionId !== scope.sessionId) {
     throw invalidParams(`this connection is scoped to session ${scope.sessionId}`, { sessionId: params.sessionId, scopedTo: scope.sessionId });
   }
-  const joining = joiningSessionClient(services, state, client);
-  try {
-    const { live, history } = await joinSession(services, { ...params, sessionId: scope.sessionId }, joining, { history: options.replay });
-    state.bound = true;
-    if (history) await replay(client, live, history);
-    announceSession(client, live, services);
-    return { sessionId: live.agent.id, modes: modeState(live), configOptions: configOptions(live, services) };
-  } finally {
-    joining.releaseAfterAnswer();
-  }
+  const { client, requestId } = request;
+  const joining = joiningSessionClient(services, state, client, requestId);
+  const { live, history } = await joinSession(services, { ...params, sessionId: scope.sessionId }, joining, { history: options.replay });
+  state.bound = true;
+  if (history) await replay(client, live, history);
+  announceSession(state, requestId, client, live);
+  return { sessionId: live.id, modes: modeState(live), configOptions: configOptions(live, services) };
 }
 
 /** Registers `session/list`, `session/load`, `session/resume` and `session/fork`. */
-export function registerStoredSessions(app: AgentApp, services: AgentServices, state: ConnectionState): void {
+export function registerStoredSessions(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.session.list, async ({ params }) => {
     try {
       const page = await services.store.list({
@@ -89,41 +88,33 @@ export function registerStoredSessions(app: AgentApp, services: AgentServices, s
     }
   });
 
-  app.onRequest(methods.agent.session.load, async ({ params, client }) => {
+  app.onRequest(methods.agent.session.load, async ({ params, client, requestId }) => {
     if (state.scope) {
-      const { sessionId: _id, ...response } = await bindScopedSession(services, state, client, params, { replay: true });
+      const { sessionId: _id, ...response } = await bindScopedSession(services, state, { client, requestId }, params, { replay: true });
       return response;
     }
-    const joining = joiningSessionClient(services, state, client);
-    try {
-      const { live, history } = await joinSession(services, params, joining, { history: true });
-      await replay(client, live, history ?? []);
-      announceSession(client, live, services);
-      return { modes: modeState(live), configOptions: configOptions(live, services) };
-    } finally {
-      joining.releaseAfterAnswer();
-    }
+    const joining = joiningSessionClient(services, state, client, requestId);
+    const { live, history } = await joinSession(services, params, joining, { history: true });
+    await replay(client, live, history ?? []);
+    announceSession(state, requestId, client, live);
+    return { modes: modeState(live), configOptions: configOptions(live, services) };
   });
 
-  app.onRequest(methods.agent.session.resume, async ({ params, client }) => {
+  app.onRequest(methods.agent.session.resume, async ({ params, client, requestId }) => {
     if (state.scope) {
-      const { sessionId: _id, ...response } = await bindScopedSession(services, state, client, params, { replay: false });
+      const { sessionId: _id, ...response } = await bindScopedSession(services, state, { client, requestId }, params, { replay: false });
       return response;
     }
-    const joining = joiningSessionClient(services, state, client);
-    try {
-      const { live } = await joinSession(services, params, joining, { history: false });
-      announceSession(client, live, services);
-      return { modes: modeState(live), configOptions: configOptions(live, services) };
-    } finally {
-      joining.releaseAfterAnswer();
-    }
+    const joining = joiningSessionClient(services, state, client, requestId);
+    const { live } = await joinSession(services, params, joining, { history: false });
+    announceSession(state, requestId, client, live);
+    return { modes: modeState(live), configOptions: configOptions(live, services) };
   });
 
-  app.onRequest("session/fork", parseForkParams, async ({ params, client }) => {
+  app.onRequest("session/fork", parseForkParams, async ({ params, client, requestId }) => {
     if (state.scope) throw invalidParams(`this connection is scoped to session ${state.scope.sessionId}; fork it from /acp`);
     const live = await forkSession(services, params, sessionClient(services, state, client));
-    announceSession(client, live, services);
-    return { sessionId: live.agent.id, modes: modeState(live), configOptions: configOptions(live, services) };
+    announceSession(state, requestId, client, live);
+    return { sessionId: live.id, modes: modeState(live), configOptions: configOptions(live, services) };
   });
 }

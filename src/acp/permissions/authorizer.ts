@@ -20,11 +20,10 @@ export interface AuthorizerOptions {
   live: LiveSession;
   /** The connection whose prompt owns the turn: only it is asked. */
   client: AgentContext;
-  /** Called when the user adds an "always" answer (so it can be stored with the session). */
-  onGrant?(grant: Grant): void | Promise<void>;
 }
 
-export function createAuthorizer({ live, client, onGrant }: AuthorizerOptions): ToolAuthorizer {
+/** The authorizer of one turn of `live`, asking `client`; an "always" answer becomes the session's grant (remembered and recorded). */
+export function createAuthorizer({ live, client }: AuthorizerOptions): ToolAuthorizer {
   return async (request: AuthorizationRequest): Promise<Authorization> => {
     const rules = live.settings.permissionRules ?? [];
     const cwd = live.agent.workspace.cwd;
@@ -55,7 +54,7 @@ export function createAuthorizer({ live, client, onGrant }: AuthorizerOptions): 
     ];
     const answer = await askClient({
       client,
-      sessionId: live.agent.id,
+      sessionId: live.id,
       toolCall: permissionToolCall(request),
       options,
       signal: request.signal,
@@ -73,9 +72,7 @@ export function createAuthorizer({ live, client, onGrant }: AuthorizerOptions): 
         break;
     }
     const remember = async (grant: Grant | undefined) => {
-      if (!grant) return;
-      live.grants.push(grant);
-      await onGrant?.(grant);
+      if (grant) await live.grant(grant);
     };
     switch (answer.optionId) {
       case ALLOW_ALWAYS:

@@ -45,7 +45,7 @@ export interface GuardedConnection extends MessageStreamPair {
    * Runs `callback` once the answer to request `id` has been written (result or error); whatever is
    * sent from then on follows it. Runs it at once when no answer to `id` is outstanding (the client is
    * gone, or never sent it). Callbacks for one id run in the order they were given; a client that has
-   * two requests open under one id gets the first callback after the first of those answers.
+   * two requests open under one id gets them after the first of those answers.
    */
   afterAnswer(id: JsonRpcId, callback: () => void): void;
   /** Settles once every request received so far is answered, or the client is gone, or `boundMs` passed. */
@@ -111,10 +111,11 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
     if (count > 1) outstanding.set(id as JsonRpcId, count - 1);
     else outstanding.delete(id as JsonRpcId);
     if (initialize && Object.is(initialize.id, id)) initialize.release();
-    const queue = waiting.get(id as JsonRpcId);
-    const next = queue?.shift();
-    if (queue && queue.length === 0) waiting.delete(id as JsonRpcId);
-    if (next) whenFlushed([next]);
+    const callbacks = waiting.get(id as JsonRpcId);
+    if (callbacks) {
+      waiting.delete(id as JsonRpcId);
+      whenFlushed(callbacks);
+    }
     if (outstanding.size === 0) settleIdle();
   };
   // Once a write has failed nothing can reach the client any more: stop waiting for answers to it.

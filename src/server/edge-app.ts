@@ -60,7 +60,7 @@ export async function createEdgeApp(services: AgentServices, options: EdgeAppOpt
       state.draining = true;
       // Turns end `cancelled` and their answers go out before the connections close.
       await services.sessions.cancelAll();
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await Promise.all([...state.connections].map((connection) => connection.answered()));
       for (const connection of state.connections) connection.stream.close(1001, "the server is shutting down");
       await http.close();
       await services.sessions.releaseAll();

@@ -8,6 +8,8 @@ import type { WebSocketStream } from "../transport/websocket-stream.ts";
 
 export interface OpenConnection {
   stream: WebSocketStream;
+  /** Settles once every request the connection received so far is answered (bounded). */
+  answered(): Promise<void>;
   /** The durable session of an `/apc` connection. */
   sessionId?: string;
 }

@@ -4,7 +4,7 @@
  * durable session on `/apc`.
  * @module
  */
-import { serveConnection } from "../acp/agent-app.ts";
+import { connectAgent } from "../acp/agent-app.ts";
 import type { AgentServices } from "../sessions/services.ts";
 import { log } from "../runtime/log.ts";
 import type { WebSocketLike } from "../runtime/websocket-like.ts";
@@ -16,10 +16,11 @@ import type { OpenConnection, ServerState } from "./server-state.ts";
 /** Serves an open socket until it closes. */
 export function serveSocket(services: AgentServices, limits: ServeLimits, state: ServerState, socket: WebSocketLike, route: SocketRoute): void {
   const stream = createWebSocketStream(socket, limits);
-  const connection: OpenConnection = { stream, ...(route.kind === "apc" ? { sessionId: route.sessionId } : {}) };
-  state.connections.add(connection);
   const scope = route.kind === "apc" ? { sessionId: route.sessionId, cwd: route.cwd } : undefined;
-  void serveConnection(services, stream, scope)
+  const served = connectAgent(services, stream, scope);
+  const connection: OpenConnection = { stream, answered: served.answered, ...(route.kind === "apc" ? { sessionId: route.sessionId } : {}) };
+  state.connections.add(connection);
+  void served.closed
     .catch((error) => log.warn("a WebSocket connection failed", error))
     .finally(() => {
       state.connections.delete(connection);

@@ -10,12 +10,15 @@ import { waitFor } from "../helpers/expect-error.ts";
 type Message = Record<string, unknown>;
 
 /** A transport whose input the test feeds and whose output it records; the guard on top. */
-function guarded(options: { drainTimeoutMs?: number; initializeTimeoutMs?: number; output?: WritableStream<Message> } = {}) {
+function guarded(options: { drainTimeoutMs?: number; initializeTimeoutMs?: number; output?: WritableStream<Message>; flushed?: () => Promise<void> } = {}) {
   const input = new TransformStream<Message, Message>();
   const written: Message[] = [];
   const output = options.output ?? new WritableStream<Message>({ write: (m) => void written.push(m) });
   let inputEnded = false;
-  const guard = guardConnection({ readable: input.readable, writable: output }, { ...options, onInputEnd: () => (inputEnded = true) });
+  const guard = guardConnection(
+    { readable: input.readable, writable: output, ...(options.flushed ? { flushed: options.flushed } : {}) },
+    { ...options, onInputEnd: () => (inputEnded = true) },
+  );
   const feed = input.writable.getWriter();
   // Read like the SDK does, all the time: the guard only moves while its output is read.
   const passed: Message[] = [];
@@ -29,6 +32,7 @@ function guarded(options: { drainTimeoutMs?: number; initializeTimeoutMs?: numbe
     }
   })();
   return {
+    guard,
     written,
     passed,
     closed,
@@ -114,5 +118,67 @@ describe("connection guard", () => {
     await g.end();
     await g.closed;
     expect(g.passed).toEqual([request(1, "initialize"), request(2, "session/list")]);
+  });
+
+  test("afterAnswer runs every callback of a request, in order, once its answer is written and not before", async () => {
+    const g = guarded();
+    await g.send(request(1, "session/new"));
+    await waitFor(() => g.passed.length === 1, 5000, "the request to pass");
+    const seen: string[] = [];
+    g.guard.afterAnswer(1, () => seen.push(`first, after ${g.written.length} written`));
+    g.guard.afterAnswer(1, () => seen.push(`second, after ${g.written.length} written`));
+    await g.answer({ jsonrpc: "2.0", method: "session/update", params: {} });
+    expect(seen).toEqual([]);
+    await g.answer({ jsonrpc: "2.0", id: 1, result: {} });
+    expect(seen).toEqual(["first, after 2 written", "second, after 2 written"]);
+  });
+
+  test("afterAnswer waits for the transport to flush what it holds, when it says when that is", async () => {
+    let flush!: () => void;
+    const g = guarded({ flushed: () => new Promise<void>((resolve) => (flush = resolve)) });
+    await g.send(request("a", "session/load"));
+    await waitFor(() => g.passed.length === 1, 5000, "the request to pass");
+    let ran = false;
+    g.guard.afterAnswer("a", () => (ran = true));
+    await g.answer({ jsonrpc: "2.0", id: "a", error: { code: -32602, message: "bad" } });
+    expect(ran).toBe(false);
+    flush();
+    await waitFor(() => ran, 5000, "the callback after the flush");
+  });
+
+  test("afterAnswer runs at once when no answer is due, and when the client is gone", async () => {
+    const g = guarded();
+    let unknown = false;
+    g.guard.afterAnswer(99, () => (unknown = true));
+    expect(unknown).toBe(true);
+
+    let fail = false;
+    const output = new WritableStream<Message>({
+      write() {
+        if (fail) throw new Error("the client went away");
+      },
+    });
+    const h = guarded({ output });
+    await h.send(request(2, "session/resume"));
+    await waitFor(() => h.passed.length === 1, 5000, "the request to pass");
+    let released = false;
+    h.guard.afterAnswer(2, () => (released = true));
+    fail = true;
+    await h.answer({ jsonrpc: "2.0", method: "session/update", params: {} }).catch(() => undefined);
+    expect(released).toBe(true);
+  });
+
+  test("answered settles once every request received so far is answered", async () => {
+    const g = guarded();
+    await g.send(request(1, "session/prompt"));
+    await g.send(request(2, "session/prompt"));
+    await waitFor(() => g.passed.length === 2, 5000, "the requests to pass");
+    let settled = false;
+    const all = g.guard.answered(60_000).then(() => (settled = true));
+    await g.answer({ jsonrpc: "2.0", id: 1, result: {} });
+    expect(settled).toBe(false);
+    await g.answer({ jsonrpc: "2.0", id: 2, result: {} });
+    await all;
+    expect(settled).toBe(true);
   });
 });

@@ -1,26 +1,28 @@
 /**
- * Frames sent to one Node socket within one tick leave in one write: they
- * are queued and written together, as one buffer, once the tick's work is
- * done (or earlier when much is held). A streamed turn sends many small
- * frames to every attached client; one system call per frame per client
- * made fan-out cost grow with the number of clients, and so did one
- * `socket.write` per frame per client even on a corked socket (about a
- * microsecond each in Node's stream machinery: a third of a 16-client
- * turn's server time). A message sent to several sockets in a row (one
- * update, every client of a session) is framed once, and the same bytes are
- * queued for each socket; a large one is written at once instead, so every
- * socket holds that one buffer rather than a copy inside its own batch.
+ * Frames sent to one Node socket within one tick leave in one write: the
+ * socket is corked at the first send of a tick and uncorked once the tick's
+ * work is done (or earlier when much is held). A streamed turn sends many
+ * small frames to every attached client; one system call per frame per
+ * client made fan-out cost grow with the number of clients. A message sent
+ * to several sockets in a row (one update, every client of a session) is
+ * framed once, and the same bytes are written to each socket.
+ *
+ * Only public APIs: the socket is the one the upgrade request came on
+ * (`IncomingMessage.socket`), and frames are written to it as they are sent,
+ * so they keep their place among the frames `ws` writes itself (pongs, its
+ * close frame, also one it sends on its own when the client closes). That
+ * holds because `ws` writes each frame as it is sent whenever no extension
+ * is negotiated (this server negotiates none) and no Blob is sent (this code
+ * sends strings); with an extension, every send goes through `ws`.
  * @module
  */
 import { Buffer } from "node:buffer";
-import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { setImmediate } from "node:timers";
 import type { WebSocket } from "ws";
 
-/** Bytes held back in one tick before they are handed to the socket anyway. */
+/** Bytes held back in one tick before they are handed to the network anyway. */
 const FLUSH_BYTES = 64 * 1024;
-/** A frame this large is written as it is: one buffer shared by every client it goes to, never copied into a batch. */
-const LARGE_FRAME_BYTES = 16 * 1024;
 
 /**
  * A whole unmasked text frame (RFC 6455 §5.2: FIN, opcode 1, then the
@@ -56,58 +58,38 @@ function frameOf(text: string): Buffer {
   return lastFrame;
 }
 
-/** `send`, `close` and `bufferedAmount` for a `ws` socket, with sends batched per tick. */
-export function batchedSends(ws: WebSocket): { send(text: string): void; close(code: number, reason: string): void; bufferedAmount(): number } {
-  // `ws` keeps its net.Socket here; without it (another implementation) frames go out one by one.
-  const socket = (ws as unknown as { _socket?: Socket })._socket;
-  let queue: Buffer[] = [];
-  let queued = 0;
-  const flush = () => {
-    if (queue.length === 0) return;
-    const frames = queue;
-    const bytes = queued;
-    queue = [];
-    queued = 0;
-    // Nothing after a close frame: a socket already closing or gone (terminated, reset) gets none.
-    if (!socket || socket.destroyed || ws.readyState !== ws.OPEN) return;
-    socket.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames, bytes));
+/**
+ * `send`, `close` and `bufferedAmount` for a `ws` socket, with sends batched
+ * per tick; `socket` is the connection it was upgraded on.
+ */
+export function batchedSends(ws: WebSocket, socket: Duplex): { send(text: string): void; close(code: number, reason: string): void; bufferedAmount(): number } {
+  let corked = false;
+  let held = 0;
+  const uncork = () => {
+    if (!corked) return;
+    corked = false;
+    held = 0;
+    socket.uncork();
   };
-  // `ws` also closes by itself (the client's close frame, a protocol error): what this tick queued goes first,
-  // as it did when the frames sat in a corked socket ahead of the close frame.
-  const closeNow = ws.close.bind(ws);
-  ws.close = ((code?: number, reason?: string | Buffer) => {
-    flush();
-    closeNow(code, reason);
-  }) as typeof ws.close;
   return {
     send(text) {
-      // `ws`'s own path whenever it may hold a frame back (its sender busy compressing or reading a blob, or
-      // frames queued behind that) or frame differently (an extension such as permessage-deflate); what this
-      // tick queued goes first.
-      const sender = (ws as unknown as { _sender?: { _state?: number; _queue?: unknown[] } })._sender;
-      const senderIdle = sender !== undefined && sender._state === 0 && sender._queue?.length === 0;
-      if (!socket || socket.destroyed || ws.readyState !== ws.OPEN || ws.extensions !== "" || !senderIdle) {
-        flush();
-        return ws.send(text);
+      // `ws`'s own path whenever it may frame differently (an extension such as permessage-deflate) or the socket is closing.
+      if (socket.destroyed || ws.readyState !== ws.OPEN || ws.extensions !== "") return ws.send(text);
+      if (!corked) {
+        corked = true;
+        socket.cork();
+        setImmediate(uncork);
       }
-      // The frame is the one `ws` would write, built once per message.
+      // The frame is the one `ws` would write, built once per message and shared by every socket it goes to.
       const frame = frameOf(text);
-      if (frame.length >= LARGE_FRAME_BYTES) {
-        flush();
-        socket.write(frame);
-        return;
-      }
-      if (queue.length === 0) setImmediate(flush);
-      queue.push(frame);
-      queued += frame.length;
-      // Held back at most this much, so the buffered amount the caller watches stays close to the truth.
-      if (queued >= FLUSH_BYTES) flush();
+      socket.write(frame);
+      held += frame.length;
+      // Held back at most this much, so what reaches the client is not delayed behind a large batch.
+      if (held >= FLUSH_BYTES) uncork();
     },
-    close(code, reason) {
-      // After the frames queued before it (see the wrapped ws.close above).
-      ws.close(code, reason);
-    },
-    // Queued frames are held on purpose, not a sign of a slow reader: only what reached the socket counts.
+    // Its close frame goes after everything sent before it: those frames are in the socket already.
+    close: (code, reason) => ws.close(code, reason),
+    // Corked bytes count: the caller's limit on what a slow client may hold back sees them.
     bufferedAmount: () => ws.bufferedAmount,
   };
 }

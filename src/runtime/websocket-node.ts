@@ -4,8 +4,11 @@
  * `handleProtocols` that only ever selects the application's subprotocol.
  *
  * A refusal is written here, whole, on the upgrading socket: node-server by
- * itself sends only status and headers. It leaves the socket to us when a
- * second `upgrade` listener exists, which `attach` adds.
+ * itself sends only status and headers, and it leaves a refused socket to
+ * the server's other `upgrade` listeners when there are any. `attach` adds
+ * that listener: it answers every upgrade node-server refuses, with the
+ * refusal the handshake recorded for that request, and every upgrade that
+ * is not a WebSocket's (node-server passes those over), so none hangs.
  * @module
  */
 import { STATUS_CODES, type IncomingMessage, type Server } from "node:http";
@@ -27,6 +30,37 @@ async function writeRefusal(socket: Duplex, response: Response): Promise<void> {
   socket.end(Buffer.concat([Buffer.from(lines.join("\r\n")), body]));
 }
 
+/** Per upgrade request: its socket (from the `upgrade` event) and its refusal (from the handshake), whichever comes first waits for the other. */
+function refusalWriter() {
+  const pending = new WeakMap<IncomingMessage, { socket?: Duplex; response?: Response }>();
+  const meet = (request: IncomingMessage, part: { socket?: Duplex; response?: Response }) => {
+    const entry = { ...pending.get(request), ...part };
+    if (!entry.socket || !entry.response) return void pending.set(request, entry);
+    pending.delete(request);
+    const socket = entry.socket;
+    void writeRefusal(socket, entry.response).catch(() => socket.destroy());
+  };
+  return {
+    upgrading(request: IncomingMessage, socket: Duplex) {
+      if (request.headers.upgrade?.toLowerCase() !== "websocket") {
+        meet(request, { response: new Response("only WebSocket upgrades are served here\n", { status: 400 }) });
+      }
+      meet(request, { socket });
+    },
+    refused: (request: IncomingMessage, response: Response) => meet(request, { response }),
+  };
+}
+
+/** The request node-server serves, from its documented bindings (`c.env.incoming`). */
+function incomingOf(c: Context): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
+/** Sends through `ws` alone (no upgrade socket known). */
+function plainSends(ws: WebSocket) {
+  return { send: (text: string) => ws.send(text), close: (code: number, reason: string) => ws.close(code, reason), bufferedAmount: () => ws.bufferedAmount };
+}
+
 /** The Node upgrader (also usable on Deno through its node:http compatibility). */
 export function createNodeUpgrader(options: UpgraderOptions): WebSocketUpgrader {
   const wss = new WebSocketServer({
@@ -36,6 +70,7 @@ export function createNodeUpgrader(options: UpgraderOptions): WebSocketUpgrader 
     handleProtocols: (offered) => (offered.has(options.subprotocol) ? options.subprotocol : false),
   });
   const attached = new WeakSet<object>();
+  const refusals = refusalWriter();
   let hooked = false;
   return {
     websocket: { server: wss },
@@ -43,21 +78,23 @@ export function createNodeUpgrader(options: UpgraderOptions): WebSocketUpgrader 
       if (attached.has(server as object)) return;
       attached.add(server as object);
       hooked = true;
-      // Its presence is what tells node-server that refusals are written by someone else (see refuse).
-      (server as Server).on("upgrade", () => undefined);
+      (server as Server).on("upgrade", (request: IncomingMessage, socket: Duplex) => refusals.upgrading(request, socket));
     },
-    accept: (c, onSocket) =>
-      upgradeWebSocket(
+    accept: (c, onSocket) => {
+      // The connection the upgrade came on, which `ws` takes over (see batched-sends.ts).
+      const socket = incomingOf(c)?.socket;
+      return upgradeWebSocket(
         c,
         socketEvents(onSocket, (ctx) => {
           const ws = ctx.raw as WebSocket;
-          return { ...batchedSends(ws), ping: () => ws.ping(), onPong: (listener) => ws.on("pong", listener) };
+          return { ...(socket ? batchedSends(ws, socket) : plainSends(ws)), ping: () => ws.ping(), onPong: (listener) => ws.on("pong", listener) };
         }),
-      ),
+      );
+    },
     refuse(c: Context, response: Response) {
-      const socket = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket;
+      const incoming = incomingOf(c);
       // Without attach, node-server answers with status and headers alone; writing too would garble that.
-      if (socket && hooked) void writeRefusal(socket, response.clone()).catch(() => socket.destroy());
+      if (incoming && hooked) refusals.refused(incoming, response.clone());
       return response;
     },
   };

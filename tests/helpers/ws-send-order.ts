@@ -7,7 +7,7 @@
  * and the close code and reason. With `peer-close`: the client writes a
  * request and its close frame in one TCP write, the server answers the
  * request through `batchedSends` (so `ws` starts closing before the tick's
- * queue is written); prints what the client received. With `mixed`: small,
+ * frames reach the network); prints what the client received. With `mixed`: small,
  * large (20 KiB), small messages in one tick; prints their order as received.
  */
 import { createServer } from "node:http";
@@ -25,17 +25,20 @@ else sendsAfterCompressed();
 
 function answerBeforePeerClose(): void {
   const wss = new WebSocketServer({ server, perMessageDeflate: false });
-  wss.on("connection", (ws) => {
-    const batched = batchedSends(ws);
+  wss.on("connection", (ws, request) => {
+    const batched = batchedSends(ws, request.socket);
     ws.on("message", (data) => batched.send(`answer to ${String(data)}`));
   });
   server.listen(0, "127.0.0.1", () => {
     const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/`);
     const received: string[] = [];
+    let socket: import("node:stream").Duplex | undefined;
+    // The connection the handshake's response came on, which the client then speaks WebSocket over.
+    client.on("upgrade", (response) => (socket = response.socket));
     client.on("message", (data) => received.push(String(data)));
     client.on("open", () => {
       // The request and the close frame leave in one write, so the server reads both at once.
-      const socket = (client as unknown as { _socket: import("node:net").Socket })._socket;
+      if (!socket) throw new Error("no upgrade socket");
       socket.cork();
       client.send("request");
       client.close(1000, "bye");
@@ -52,8 +55,8 @@ function answerBeforePeerClose(): void {
 function mixedSizes(): void {
   const large = `large ${"y".repeat(20 * 1024)}`;
   const wss = new WebSocketServer({ server, perMessageDeflate: false });
-  wss.on("connection", (ws) => {
-    const batched = batchedSends(ws);
+  wss.on("connection", (ws, request) => {
+    const batched = batchedSends(ws, request.socket);
     for (const text of ["small 1", large, "small 2", "small 3", large, "small 4"]) batched.send(text);
   });
   server.listen(0, "127.0.0.1", () => {
@@ -74,8 +77,8 @@ function mixedSizes(): void {
 
 function closeAfterSends(): void {
   const wss = new WebSocketServer({ server, perMessageDeflate: false });
-  wss.on("connection", (ws) => {
-    const batched = batchedSends(ws);
+  wss.on("connection", (ws, request) => {
+    const batched = batchedSends(ws, request.socket);
     batched.send("one");
     batched.send("two");
     batched.close(1000, "done");
@@ -94,9 +97,9 @@ function closeAfterSends(): void {
 
 function sendsAfterCompressed(): void {
   const wss = new WebSocketServer({ server, perMessageDeflate: { threshold: 0 } });
-  wss.on("connection", (ws) => {
+  wss.on("connection", (ws, request) => {
     ws.send(first);
-    const batched = batchedSends(ws);
+    const batched = batchedSends(ws, request.socket);
     batched.send("second");
     batched.send("third");
   });

@@ -116,7 +116,7 @@ describe("batchedSends next to ws's own sends", () => {
     expect(await runOnNode(["peer-close"])).toEqual({ received: ["answer to request"], code: 1000 });
   });
 
-  test("large messages, written at once, keep their place among the small ones queued around them", async () => {
+  test("large messages keep their place among the small ones sent around them", async () => {
     expect(await runOnNode(["mixed"])).toEqual({ received: ["small 1", "large", "small 2", "small 3", "large", "small 4"] });
   });
 });

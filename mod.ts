@@ -52,8 +52,8 @@ export async function startServer(services: AgentServices, options: ServeOptions
 
 if (isMainModule(import.meta)) {
   // What a project's .env made Bun set is undone before the command line reads the environment.
-  const dotenv = undoBunDotenv();
+  const dotenv = await undoBunDotenv();
   exitOnUncaughtError();
-  reportDotenvUndo(dotenv);
+  if (!reportDotenvUndo(dotenv)) exitProcess(2);
   exitProcess(await runCli(commandArgs()));
 }

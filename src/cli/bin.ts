@@ -11,7 +11,7 @@ import { startWithReluctantJit } from "../runtime/jit-policy.ts";
 startWithReluctantJit();
 
 // Before anything reads the environment: what a project's .env made Bun set is undone (see bun-dotenv.ts).
-const dotenv = undoBunDotenv();
+const dotenv = await undoBunDotenv();
 // Before the rest of the program is imported, so Node (22.1+) can cache its compiled code.
 enableCompileCache();
 const [{ commandArgs, exitProcess }, { exitOnUncaughtError, reportDotenvUndo, runCli }] = await Promise.all([
@@ -19,5 +19,5 @@ const [{ commandArgs, exitProcess }, { exitOnUncaughtError, reportDotenvUndo, ru
   import("./main.ts"),
 ]);
 exitOnUncaughtError();
-reportDotenvUndo(dotenv);
+if (!reportDotenvUndo(dotenv)) exitProcess(2);
 exitProcess(await runCli(commandArgs()));

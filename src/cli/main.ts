@@ -24,14 +24,26 @@ export function exitOnUncaughtError(): void {
   });
 }
 
-/** Says which variables a project's `.env` set under Bun and were undone (names only: values may be secrets). */
-export function reportDotenvUndo(undo: DotenvUndo): void {
+/**
+ * Says which variables a project's `.env` set under Bun and were undone
+ * (names only: values may be secrets). False when a file could not be read
+ * to undo it: the agent must not start with variables it cannot name.
+ */
+export function reportDotenvUndo(undo: DotenvUndo): boolean {
+  if (undo.unread) {
+    printError(
+      `acp-edge: ${undo.unread.join(", ")}: too large to find the variables Bun loaded from it, so they cannot be undone; ` +
+        "start acp-edge from another folder, or on Node or Deno",
+    );
+    return false;
+  }
   const names = [...undo.removed, ...undo.restored];
-  if (names.length === 0) return;
+  if (names.length === 0) return true;
   log.warn(
     `ignored ${names.join(", ")}: set by a .env file in the folder the agent started in ` +
       `(Bun loads them; acp-edge never does${undo.exact ? "" : ", so every variable they name is removed"}). Set them in the environment instead.`,
   );
+  return true;
 }
 
 /** Runs the command line and resolves with the exit code. */

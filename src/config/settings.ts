@@ -5,6 +5,7 @@
  * @module
  */
 import * as v from "valibot";
+import { describeSkip, readConfinedFile } from "../runtime/confined-file.ts";
 import { readTextFile, isNotFound } from "../runtime/fs.ts";
 import { join } from "../runtime/path.ts";
 import { log } from "../runtime/log.ts";
@@ -31,6 +32,11 @@ export async function readJsonFile<T>(path: string, schema: v.GenericSchema<unkn
     if (isNotFound(error)) return undefined;
     throw new ConfigError(`cannot read ${path}: ${(error as Error).message}`);
   }
+  return parseJsonText(path, text, schema);
+}
+
+/** Parses and validates the text of a JSON file, naming the file in the error. */
+function parseJsonText<T>(path: string, text: string, schema: v.GenericSchema<unknown, T>): T {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -89,11 +95,25 @@ export function mergeProjectSettings(user: Settings, project: Settings, source: 
   return merged;
 }
 
-/** User settings merged with the project's, if the project has a settings file. */
-export async function loadSettingsFor(cwd: string, user: Settings): Promise<Settings> {
+/** A project settings file larger than this is refused: settings are a few lines. */
+const PROJECT_SETTINGS_BUDGET = 256 * 1024;
+
+/**
+ * User settings merged with the project's, if the project has a settings
+ * file. The file comes with the repository, so it is read with
+ * `readConfinedFile` inside the session's resolved `roots`: one that leads
+ * outside them, is not a regular file or is too large is refused with the
+ * reason (never its content), as an invalid one is — it may only tighten, so
+ * the session does not open without it.
+ */
+export async function loadSettingsFor(cwd: string, user: Settings, roots: readonly string[]): Promise<Settings> {
   const path = projectSettingsPath(cwd);
-  const project = await readJsonFile(path, SettingsSchema);
-  return project ? mergeProjectSettings(user, project, path) : user;
+  const read = await readConfinedFile(path, { areas: roots, budget: PROJECT_SETTINGS_BUDGET });
+  if (!read.ok) {
+    if (read.reason === "missing") return user;
+    throw new ConfigError(`${path} was not read: ${describeSkip(read, "the session's folders", PROJECT_SETTINGS_BUDGET)}`);
+  }
+  return mergeProjectSettings(user, parseJsonText(path, read.text, SettingsSchema), path);
 }
 
 export function isApprovalMode(value: string): value is ApprovalMode {

@@ -1,54 +1,99 @@
 /**
  * Instructions users leave for agents: `AGENTS.md` (or `CLAUDE.md`) in the
- * acp-edge home, then in every directory from the filesystem root down to
- * the session's cwd — outermost first, so the nearest file speaks last.
+ * acp-edge home, then in every folder from the outermost one that belongs to
+ * the project down to the session's cwd — outermost first, so the nearest
+ * file speaks last. A folder belongs to the project when it lies inside the
+ * session's roots, or inside the git repository holding the cwd (see
+ * `repositoryRoot`); folders above that are not searched. Every file is read
+ * with `readConfinedFile`: a file in the home must stay inside the home, one
+ * in the roots inside the roots, and one in a repository folder above the
+ * roots must be a regular file right where it is (or lead into the roots).
+ * Secrets in what is read are redacted before it reaches the model.
  * @module
  */
-import { readTextFile, isNotFound, statOrUndefined } from "../runtime/fs.ts";
-import { dirname, join, resolve } from "../runtime/path.ts";
-import { log } from "../runtime/log.ts";
+import { readConfinedFile, resolveAreas, describeSkip } from "../runtime/confined-file.ts";
+import { statOrUndefined } from "../runtime/fs.ts";
+import { containingRoot, dirname, isWithin, join } from "../runtime/path.ts";
+import { repositoryRoot } from "../runtime/repository-root.ts";
+import { redact } from "../runtime/secrets.ts";
 
+/** A context file as it goes into the system prompt. */
 export interface ContextFile {
   path: string;
   content: string;
 }
 
-const NAMES = ["AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
-/** Larger files are cut: they would crowd the context window on every request. */
-const MAX_BYTES = 64 * 1024;
-
-async function firstIn(directory: string): Promise<ContextFile | undefined> {
-  for (const name of NAMES) {
-    const path = join(directory, name);
-    try {
-      let content = await readTextFile(path);
-      if (content.length > MAX_BYTES) content = `${content.slice(0, MAX_BYTES)}\n[truncated at 64 KiB]`;
-      return { path, content };
-    } catch (error) {
-      if (!isNotFound(error) && (error as { code?: string }).code !== "EISDIR") log.warn(`cannot read ${path}`, error);
-    }
-  }
-  return undefined;
+/** A context file that was found but not read: its path and why, never its content. */
+export interface SkippedContextFile {
+  path: string;
+  why: string;
 }
 
-/** Directories from the root down to `cwd`, inclusive. */
-function ancestry(cwd: string): string[] {
+/** A folder searched for a context file, and where a file found there may lead. */
+interface SearchedFolder {
+  path: string;
+  /** Resolved folders the file must lead into. */
+  areas: readonly string[];
+  /** A folder of the repository above the roots: its file may also be read right where it is. */
+  inPlace: boolean;
+  /** How notices name the areas. */
+  areaName: string;
+}
+
+/** The folders searched for a session's context files, outermost first (the home leads). */
+export interface ContextPlaces {
+  folders: readonly SearchedFolder[];
+}
+
+const NAMES = ["AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
+/** Larger files are not read: they would crowd the context window on every request. */
+export const CONTEXT_FILE_BUDGET = 64 * 1024;
+
+/** Folders from the filesystem root down to `folder`, inclusive. */
+function ancestry(folder: string): string[] {
   const chain: string[] = [];
-  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+  for (let dir = folder; ; dir = dirname(dir)) {
     chain.unshift(dir);
     if (dirname(dir) === dir) break;
   }
   return chain;
 }
 
-function searchedDirectories(home: string, cwd: string): string[] {
-  return [home, ...ancestry(cwd).filter((d) => d !== home)];
+/**
+ * Where a session's context files are looked for. `roots` are the session's
+ * resolved roots, the cwd first (a workspace's `roots`).
+ */
+export async function contextPlaces(home: string, roots: readonly string[]): Promise<ContextPlaces> {
+  const folders: SearchedFolder[] = [];
+  const [realHome] = await resolveAreas([home]);
+  if (realHome !== undefined) folders.push({ path: realHome, areas: [realHome], inPlace: false, areaName: "the acp-edge home" });
+  const cwd = roots[0];
+  if (cwd === undefined) return { folders };
+  const repository = await repositoryRoot(cwd);
+  for (const dir of ancestry(cwd)) {
+    if (dir === realHome) continue;
+    const inRoots = containingRoot(dir, roots) !== undefined;
+    if (inRoots || (repository !== undefined && isWithin(dir, repository))) folders.push({ path: dir, areas: roots, inPlace: !inRoots, areaName: "the session's folders" });
+  }
+  return { folders };
 }
 
-/** The context files for a session in `cwd`, outermost first. */
-export async function loadContextFiles(home: string, cwd: string): Promise<ContextFile[]> {
-  const found = await Promise.all(searchedDirectories(home, cwd).map(firstIn));
-  return found.filter((f): f is ContextFile => f !== undefined);
+async function firstIn(folder: SearchedFolder, skipped: SkippedContextFile[]): Promise<ContextFile | undefined> {
+  for (const name of NAMES) {
+    const path = join(folder.path, name);
+    const read = await readConfinedFile(path, { areas: folder.inPlace ? [...folder.areas, path] : folder.areas, budget: CONTEXT_FILE_BUDGET });
+    if (read.ok) return { path, content: redact(read.text) };
+    if (read.reason === "missing") continue;
+    skipped.push({ path, why: describeSkip(read, folder.areaName, CONTEXT_FILE_BUDGET) });
+  }
+  return undefined;
+}
+
+/** The context files for a session, outermost first, and those found but not read. */
+export async function loadContextFiles(places: ContextPlaces): Promise<{ files: ContextFile[]; skipped: SkippedContextFile[] }> {
+  const skippedPer = places.folders.map((): SkippedContextFile[] => []);
+  const found = await Promise.all(places.folders.map((folder, i) => firstIn(folder, skippedPer[i]!)));
+  return { files: found.filter((f): f is ContextFile => f !== undefined), skipped: skippedPer.flat() };
 }
 
 /**
@@ -85,14 +130,19 @@ async function stampOf(path: string, since: number): Promise<string> {
 }
 
 /**
- * Stamps the directories searched and the files found, for `contextChanged`;
- * `readAt` is when reading the files began (a file changed after it is racy).
+ * Stamps the folders searched and the files found or skipped, for
+ * `contextChanged` (a skipped file that is fixed in place is read at the next
+ * check); `readAt` is when reading the files began (a file changed after it is
+ * racy). Stamping follows links but never opens what they lead to.
  */
-export async function stampContext(home: string, cwd: string, files: readonly ContextFile[], readAt = Date.now()): Promise<ContextStamp> {
-  const directories = searchedDirectories(home, cwd);
+export async function stampContext(
+  places: ContextPlaces,
+  files: readonly { path: string }[],
+  readAt = Date.now(),
+): Promise<ContextStamp> {
   const now = Date.now();
   return await Promise.all([
-    ...directories.map(async (path) => ({ path, stamp: await stampOf(path, now) })),
+    ...places.folders.map(async ({ path }) => ({ path, stamp: await stampOf(path, now) })),
     ...files.map(async (file) => ({ path: file.path, stamp: await stampOf(file.path, readAt) })),
   ]);
 }

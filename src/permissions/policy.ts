@@ -16,8 +16,8 @@
  * @module
  */
 import type { ApprovalMode, PermissionRule } from "../config/settings-schema.ts";
-import { dirname } from "../runtime/path.ts";
-import { containingRoot, realLocation } from "../tools/paths.ts";
+import { containingRoot, dirname } from "../runtime/path.ts";
+import { realLocation } from "../tools/paths.ts";
 import type { ToolAccess } from "../tools/types.ts";
 import { splitShellCommand, type CommandLine } from "./command-line.ts";
 import { matchGrant, offerGrants, type Grant, type GrantTarget } from "./grants.ts";

@@ -8,12 +8,21 @@
  * Where `/proc/self/environ` holds the environment the process started with
  * (Linux), that environment is restored exactly; elsewhere every variable
  * the files name is removed (failing closed), with a notice naming them.
+ * Those files are read as Bun reads them (links followed, only regular
+ * files), but opened without blocking and within a byte budget; one too
+ * large to read is reported, so the agent can refuse to start rather than
+ * run with variables it cannot name.
  * @module
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { realpath } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
+import { readRegularFile } from "./bounded-read.ts";
 import { runtimeName } from "./detect.ts";
+
+/** A `.env` larger than this cannot be undone name by name (Bun itself reads any size). */
+const DOTENV_BUDGET = 16 * 1024 * 1024;
 
 /** The files Bun loads by default, for every NODE_ENV it knows, and for the one this process started with. */
 function dotenvFiles(): string[] {
@@ -30,6 +39,8 @@ export interface DotenvUndo {
   restored: string[];
   /** False where the start environment could not be read, so every variable a file names was removed. */
   exact: boolean;
+  /** Files that could not be read to find the names they set (too large); present only when there are some. */
+  unread?: string[];
 }
 
 /**
@@ -38,7 +49,7 @@ export interface DotenvUndo {
  * whichever file set it (a Bun version may load more names than listed
  * here); elsewhere, what the `.env` files in `folder` name is removed.
  */
-export function undoBunDotenv(folder = process.cwd(), runtime = runtimeName, readStart = startEnvironment): DotenvUndo {
+export async function undoBunDotenv(folder = process.cwd(), runtime = runtimeName, readStart = startEnvironment): Promise<DotenvUndo> {
   const undo: DotenvUndo = { removed: [], restored: [], exact: true };
   if (runtime !== "bun") return undo;
   const start = readStart();
@@ -55,11 +66,15 @@ export function undoBunDotenv(folder = process.cwd(), runtime = runtimeName, rea
     }
     return undo;
   }
-  const files = dotenvFiles().map((name) => join(folder, name)).filter((path) => existsSync(path));
-  if (files.length === 0) return undo;
-  undo.exact = false;
-  for (const path of files) {
-    for (const name of namesIn(readText(path))) {
+  for (const path of dotenvFiles().map((name) => join(folder, name))) {
+    const text = await readDotenv(path);
+    if (text === undefined) continue;
+    undo.exact = false;
+    if (text === TOO_LARGE) {
+      (undo.unread ??= []).push(path);
+      continue;
+    }
+    for (const name of namesIn(text)) {
       if (name in process.env) {
         delete process.env[name];
         undo.removed.push(name);
@@ -85,12 +100,18 @@ function startEnvironment(): Map<string, string> | undefined {
   return start;
 }
 
-function readText(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return "";
-  }
+const TOO_LARGE = Symbol("too large");
+
+/**
+ * A `.env` file's text as Bun would have loaded it; undefined where Bun loads
+ * nothing (missing, not a regular file, unreadable).
+ */
+async function readDotenv(path: string): Promise<string | typeof TOO_LARGE | undefined> {
+  const real = await realpath(path).catch(() => undefined);
+  if (real === undefined) return undefined;
+  const read = await readRegularFile(real, DOTENV_BUDGET);
+  if (read.ok) return new TextDecoder().decode(read.bytes);
+  return read.reason === "too-large" ? TOO_LARGE : undefined;
 }
 
 /**

@@ -9,6 +9,7 @@ import { nanoid } from "nanoid";
 import { ConfigError, loadSettingsFor } from "../config/settings.ts";
 import type { Settings } from "../config/settings-schema.ts";
 import { compactionBudget } from "../engine/compaction.ts";
+import { contextPlaces } from "../engine/context-files.ts";
 import { AgentSession } from "../engine/session.ts";
 import { buildSystemPrompt } from "../engine/system-prompt.ts";
 import type { ModelRegistry } from "../models/registry.ts";
@@ -19,7 +20,7 @@ import type { SessionJournal } from "../store/types.ts";
 import { builtinTools } from "../tools/builtin.ts";
 import { createLocalWorkspace } from "../tools/local-workspace.ts";
 import { loadPromptTemplates } from "./prompt-templates.ts";
-import { readContext, trackContext } from "./session-context.ts";
+import { contextNotice, readContext, trackContext } from "./session-context.ts";
 import type { AgentServices } from "./services.ts";
 import { SessionRecorder } from "./session-recorder.ts";
 import type { RestoredState } from "./session-restore.ts";
@@ -53,12 +54,10 @@ export async function checkDirectory(path: string, field: string): Promise<void>
   if (!info.isDirectory) throw new SessionError("invalid_params", `${field} is not a directory: ${path}`, { [field]: path });
 }
 
-async function projectSettings(services: AgentServices, cwd: string): Promise<Settings> {
+async function projectSettings(services: AgentServices, cwd: string, roots: readonly string[]): Promise<Settings> {
   try {
-    return await loadSettingsFor(cwd, {
-      ...services.config.settings,
-      ...(services.options.approvalMode ? { approvalMode: services.options.approvalMode } : {}),
-    });
+    const user = { ...services.config.settings, ...(services.options.approvalMode ? { approvalMode: services.options.approvalMode } : {}) };
+    return await loadSettingsFor(cwd, user, roots);
   } catch (error) {
     if (error instanceof ConfigError) throw new SessionError("internal", `Project settings cannot be used: ${error.message}`);
     throw error;
@@ -84,16 +83,18 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   await checkDirectory(request.cwd, "cwd");
   const extra = request.additionalDirectories ?? [];
   for (const dir of extra) await checkDirectory(dir, "additionalDirectories");
-  const settings = await projectSettings(services, request.cwd);
+  const id = request.id ?? newSessionId();
+  // Saved command output lives with the session and is deleted with it.
+  const workspace = await createLocalWorkspace(request.cwd, extra, { outputDirectory: () => services.store.outputDirectory(id) });
+  const settings = await projectSettings(services, request.cwd, workspace.roots);
   const restored = request.restored;
   const notices: string[] = [];
   const model = await chooseModel(services.registry, services.options.model ?? settings.defaultModel, restored?.model, notices);
 
-  const id = request.id ?? newSessionId();
-  // Saved command output lives with the session and is deleted with it.
-  const workspace = await createLocalWorkspace(request.cwd, extra, { outputDirectory: () => services.store.outputDirectory(id) });
   const tools = builtinTools;
-  const [context, templates] = await Promise.all([readContext(services.config.home, request.cwd), loadPromptTemplates(services.config.home, request.cwd)]);
+  const places = await contextPlaces(services.config.home, workspace.roots);
+  const [context, templates] = await Promise.all([readContext(places), loadPromptTemplates(services.config.home, request.cwd, workspace.roots)]);
+  notices.push(...context.skipped.map(contextNotice), ...templates.notices);
   const date = new Date();
   const systemPrompt = buildSystemPrompt({ tools, contextFiles: context.files, cwd: request.cwd, additionalDirectories: extra, date });
   const agent = new AgentSession({
@@ -128,10 +129,10 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     mode,
     grants: restored?.grants ?? [],
     recorder: new SessionRecorder(journal, restored?.messageCount ?? 0),
-    templates,
+    templates: templates.templates,
     notices,
     ...(restored?.title ? { title: restored.title } : {}),
   });
-  trackContext(live, services.config.home, date, context.stamp);
+  trackContext(live, places, date, context);
   return live;
 }

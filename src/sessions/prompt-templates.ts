@@ -2,12 +2,16 @@
  * Prompt templates: Markdown files under `<home>/prompts/` and
  * `<cwd>/.acp-edge/prompts/` (any depth) become slash commands. The file
  * name (with sub-folders joined by `:`) is the command; an optional
- * frontmatter `description` is shown in the editor's command list.
+ * frontmatter `description` is shown in the editor's command list. Folders
+ * and files are read with `listConfinedFiles` and `readConfinedFile`: what
+ * leads outside, is not a regular file or is too large is left out, with a
+ * notice naming it and the reason.
  * @module
  */
-import { isNotFound, readDir, readTextFile } from "../runtime/fs.ts";
-import { join } from "../runtime/path.ts";
-import { log } from "../runtime/log.ts";
+import { describeSkip, readConfinedFile, resolveAreas } from "../runtime/confined-file.ts";
+import { describeFolderSkip, listConfinedFiles } from "../runtime/confined-folder.ts";
+import { basename, join } from "../runtime/path.ts";
+import { redact } from "../runtime/secrets.ts";
 
 /** A prompt template: its command name, description, body and file. */
 export interface PromptTemplate {
@@ -19,6 +23,10 @@ export interface PromptTemplate {
 
 const MAX_DEPTH = 4;
 const MAX_TEMPLATES = 200;
+/** Directory entries looked at per folder tree: a prompts folder of a million files costs no more. */
+const MAX_ENTRIES = 5000;
+/** A template larger than this is not read. */
+const TEMPLATE_BUDGET = 64 * 1024;
 
 /** Splits `---\nkey: value\n---\nbody` into simple key/value pairs and the body. */
 export function parseFrontmatter(text: string): { attributes: Record<string, string>; body: string } {
@@ -32,40 +40,62 @@ export function parseFrontmatter(text: string): { attributes: Record<string, str
   return { attributes, body: match[2]! };
 }
 
-async function collect(root: string, prefix: string[], depth: number, out: PromptTemplate[]): Promise<void> {
-  let entries;
-  try {
-    entries = await readDir(root);
-  } catch (error) {
-    if (!isNotFound(error)) log.warn(`cannot read prompt templates in ${root}`, error);
-    return;
-  }
-  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    if (out.length >= MAX_TEMPLATES || entry.name.startsWith(".")) continue;
-    const path = join(root, entry.name);
-    if (entry.isDirectory && depth < MAX_DEPTH) {
-      await collect(path, [...prefix, entry.name], depth + 1, out);
-    } else if (entry.isFile && entry.name.endsWith(".md")) {
-      const name = [...prefix, entry.name.slice(0, -3)].join(":");
-      if (!/^[A-Za-z0-9][\w:.-]*$/.test(name)) continue;
-      try {
-        const { attributes, body } = parseFrontmatter(await readTextFile(path));
-        const firstLine = body.trim().split(/\r?\n/)[0] ?? "";
-        out.push({ name, description: attributes.description || firstLine.slice(0, 60) || name, body, path });
-      } catch (error) {
-        log.warn(`cannot read prompt template ${path}`, error);
-      }
+/** Templates of the user and of the project, and notices about files that were found but not read. */
+export interface LoadedTemplates {
+  templates: PromptTemplate[];
+  notices: string[];
+}
+
+/** Where templates are looked for, and where their files may lead. */
+interface TemplateFolder {
+  path: string;
+  areas: readonly string[];
+  areaName: string;
+}
+
+async function collect(folder: TemplateFolder, out: PromptTemplate[], notices: string[]): Promise<void> {
+  const listing = await listConfinedFiles(folder.path, {
+    areas: folder.areas,
+    accept: (name) => name.endsWith(".md"),
+    maxDepth: MAX_DEPTH,
+    maxFiles: MAX_TEMPLATES,
+    maxEntries: MAX_ENTRIES,
+  });
+  for (const { path, failure } of listing.skipped) notices.push(templateNotice(path, describeFolderSkip(failure, folder.areaName, TEMPLATE_BUDGET)));
+  for (const { path, segments } of listing.files) {
+    const file = basename(path);
+    const name = [...segments, file.slice(0, -3)].join(":");
+    if (!/^[A-Za-z0-9][\w:.-]*$/.test(name)) continue;
+    const read = await readConfinedFile(path, { areas: folder.areas, budget: TEMPLATE_BUDGET });
+    if (!read.ok) {
+      if (read.reason !== "missing") notices.push(templateNotice(path, describeSkip(read, folder.areaName, TEMPLATE_BUDGET)));
+      continue;
     }
+    // What reaches the editor (the description) and the model (the body) is redacted like tool output.
+    const { attributes, body } = parseFrontmatter(redact(read.text));
+    const firstLine = body.trim().split(/\r?\n/)[0] ?? "";
+    out.push({ name, description: attributes.description || firstLine.slice(0, 60) || name, body, path });
   }
 }
 
-/** Templates of the user and of the project; a project template replaces a user one of the same name. */
-export async function loadPromptTemplates(home: string, cwd: string): Promise<PromptTemplate[]> {
+function templateNotice(path: string, why: string): string {
+  return `Prompt template ${path} was not read: ${why}.`;
+}
+
+/**
+ * Templates of the user (`<home>/prompts`, whose files must stay inside the
+ * home) and of the project (`<cwd>/.acp-edge/prompts`, whose files must stay
+ * inside the session's roots); a project template replaces a user one of the
+ * same name. `roots` are the session's resolved roots.
+ */
+export async function loadPromptTemplates(home: string, cwd: string, roots: readonly string[]): Promise<LoadedTemplates> {
   const user: PromptTemplate[] = [];
   const project: PromptTemplate[] = [];
-  await collect(join(home, "prompts"), [], 0, user);
-  await collect(join(cwd, ".acp-edge", "prompts"), [], 0, project);
+  const notices: string[] = [];
+  const homeAreas = await resolveAreas([home]);
+  await collect({ path: join(home, "prompts"), areas: homeAreas, areaName: "the acp-edge home" }, user, notices);
+  await collect({ path: join(cwd, ".acp-edge", "prompts"), areas: roots, areaName: "the session's folders" }, project, notices);
   const byName = new Map<string, PromptTemplate>();
   for (const template of [...user, ...project]) byName.set(template.name, template);
-  return [...byName.values()];
+  return { templates: [...byName.values()], notices };
 }

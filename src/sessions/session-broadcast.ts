@@ -51,3 +51,9 @@ export async function broadcast(live: LiveSession, news: SessionNews, except?: s
   }
   await Promise.all(sends);
 }
+
+/** Tells every attached client a notice, or keeps it for the announcement that follows the response that opens the session. */
+export function noticeToSession(live: LiveSession, text: string): void {
+  if (live.holdNotice(text)) return;
+  void broadcast(live, { type: "message", text: `${text}\n` });
+}

@@ -4,43 +4,68 @@
  * with one stat per searched directory and found file — read again and the
  * prompt rebuilt only when one of them changed, so an edit between two
  * prompts reaches the next one while an unchanged project costs no reads.
+ * A file found but not read (see `readConfinedFile`) is told to the clients
+ * once per session, by path and reason.
  * @module
  */
-import { contextChanged, loadContextFiles, stampContext, type ContextFile, type ContextStamp } from "../engine/context-files.ts";
+import {
+  contextChanged,
+  loadContextFiles,
+  stampContext,
+  type ContextFile,
+  type ContextPlaces,
+  type ContextStamp,
+  type SkippedContextFile,
+} from "../engine/context-files.ts";
 import { buildSystemPrompt } from "../engine/system-prompt.ts";
 import { builtinTools } from "../tools/builtin.ts";
+import { noticeToSession } from "./session-broadcast.ts";
 import type { LiveSession } from "./live-session.ts";
 
 /** What the system prompt of one session is built from. */
 interface ContextSource {
-  home: string;
+  places: ContextPlaces;
   date: Date;
+  stamp: ContextStamp;
+  /** Notices already given, so a file that stays unreadable is not reported at every turn. */
+  told: Set<string>;
+}
+
+/** The context files read for a session, those skipped, and the stamp `refreshContext` compares against. */
+export interface SessionContext {
+  files: ContextFile[];
+  skipped: SkippedContextFile[];
   stamp: ContextStamp;
 }
 
 const sources = new WeakMap<LiveSession, ContextSource>();
 
-/** Reads the context files for a session about to open, with the stamp `refreshContext` compares against. */
-export async function readContext(home: string, cwd: string): Promise<{ files: ContextFile[]; stamp: ContextStamp }> {
-  // Folders are stamped before reading, files after: a file edited since its read began is marked too
-  // recent to trust (its times are after `readAt`), so the next turn reads it again.
-  const before = await stampContext(home, cwd, []);
-  const readAt = Date.now();
-  const files = await loadContextFiles(home, cwd);
-  const fileStamps = await stampContext(home, cwd, files, readAt);
-  return { files, stamp: [...before, ...fileStamps.slice(before.length)] };
+/** The notice for a context file that was found but not read. */
+export function contextNotice(skipped: SkippedContextFile): string {
+  return `Context file ${skipped.path} was not read: ${skipped.why}.`;
 }
 
-/** Remembers what a live session's system prompt was built from. */
-export function trackContext(live: LiveSession, home: string, date: Date, stamp: ContextStamp): void {
-  sources.set(live, { home, date, stamp });
+/** Reads the context files for a session about to open, with the stamp `refreshContext` compares against. */
+export async function readContext(places: ContextPlaces): Promise<SessionContext> {
+  // Folders are stamped before reading, files after: a file edited since its read began is marked too
+  // recent to trust (its times are after `readAt`), so the next turn reads it again.
+  const before = await stampContext(places, []);
+  const readAt = Date.now();
+  const { files, skipped } = await loadContextFiles(places);
+  const fileStamps = await stampContext(places, [...files, ...skipped], readAt);
+  return { files, skipped, stamp: [...before, ...fileStamps.slice(before.length)] };
+}
+
+/** Remembers what a live session's system prompt was built from (its skipped files are being told by the caller). */
+export function trackContext(live: LiveSession, places: ContextPlaces, date: Date, context: SessionContext): void {
+  sources.set(live, { places, date, stamp: context.stamp, told: new Set(context.skipped.map(contextNotice)) });
 }
 
 /** Rebuilds the session's system prompt when a context file changed since it was built. */
 export async function refreshContext(live: LiveSession): Promise<void> {
   const source = sources.get(live);
   if (!source || !(await contextChanged(source.stamp))) return;
-  const { files, stamp } = await readContext(source.home, live.cwd);
+  const { files, skipped, stamp } = await readContext(source.places);
   live.setSystemPrompt(buildSystemPrompt({
     // As when the session opened: the built-in tools (MCP tools describe themselves in their specs).
     tools: builtinTools,
@@ -50,4 +75,9 @@ export async function refreshContext(live: LiveSession): Promise<void> {
     date: source.date,
   }));
   source.stamp = stamp;
+  for (const notice of skipped.map(contextNotice)) {
+    if (source.told.has(notice)) continue;
+    source.told.add(notice);
+    noticeToSession(live, notice);
+  }
 }

@@ -8,16 +8,10 @@
 import { McpConnections, type McpServerConfig } from "../tools/mcp/connections.ts";
 import { builtinTools } from "../tools/builtin.ts";
 import { PACKAGE_VERSION } from "../config/version.ts";
-import { broadcast } from "./session-broadcast.ts";
+import { noticeToSession } from "./session-broadcast.ts";
 import type { LiveSession } from "./live-session.ts";
 
 const DEFAULT_STARTUP_SECONDS = 30;
-
-/** Tells every attached client, or keeps the notice for the announcement that follows the response. */
-export function noticeToSession(live: LiveSession, text: string): void {
-  if (live.holdNotice(text)) return;
-  void broadcast(live, { type: "message", text: `${text}\n` });
-}
 
 /** Starts the session's MCP servers (replacing any it had). Returns at once. */
 export async function connectMcpServers(live: LiveSession, servers: readonly unknown[] | undefined): Promise<void> {

@@ -4,18 +4,23 @@
  * dotfiles are included, `.git/` never is, `.gitignore` files at every level
  * and `.git/info/exclude` are honoured, symlinks are followed only while they
  * stay inside the session's roots, and entries the permission rules withhold
- * (a `PathFilter`) are neither yielded nor entered.
+ * (a `PathFilter`) are neither yielded nor entered. Ignore files come with
+ * the repository, so they are read with `readConfinedFile` (inside the roots
+ * or the repository, regular, at most 1 MiB); one that is not read is
+ * reported through `onIgnoreFileSkipped` and its rules do not apply.
  * @module
  */
 import type ignore from "ignore";
-import { errorCode, isNotFound, readDir, readTextFile, realPath, stat, statOrUndefined } from "../runtime/fs.ts";
-import { dirname, join, relative } from "../runtime/path.ts";
+import { describeSkip, readConfinedFile } from "../runtime/confined-file.ts";
+import { errorCode, isNotFound, readDir, realPath, stat } from "../runtime/fs.ts";
+import { containingRoot, dirname, isWithin, join, relative } from "../runtime/path.ts";
 import { platform } from "../runtime/process.ts";
+import { repositoryRoot } from "../runtime/repository-root.ts";
 import { globMatcher } from "./glob-regex.ts";
 import { loadSearchEngines } from "./search-engines.ts";
 import { linearIgnore } from "./linear-ignore.ts";
 import { UnsupportedRegexError } from "./linear-regex.ts";
-import { containingRoot, isWithin, toPosix } from "./paths.ts";
+import { toPosix } from "./paths.ts";
 import { ToolError, type PathFilter } from "./types.ts";
 
 // git's core.ignorecase defaults to true where the file system folds case.
@@ -40,6 +45,8 @@ export interface WalkOptions {
   filter?: PathFilter;
   /** Called once per entry the filter refused, so the caller can say that something was withheld. */
   onWithheld?(): void;
+  /** Called with a notice (the file and why, never its content) for each ignore file that was found but not read. */
+  onIgnoreFileSkipped?(notice: string): void;
 }
 
 /** Rules from one ignore file, and how to express a walk-relative path relative to its directory. */
@@ -71,9 +78,8 @@ export async function* walkFiles(start: string, options: WalkOptions): AsyncGene
   throwIfAborted(signal);
   const realStart = await realPath(start);
   const visitedLinks = new Set<string>();
-  const stack: PendingDir[] = [
-    { path: start, relativePath: "", realPath: realStart, levels: await ancestorLevels(realStart, roots) },
-  ];
+  const { levels: startLevels, read } = await ancestorLevels(realStart, roots, options.onIgnoreFileSkipped);
+  const stack: PendingDir[] = [{ path: start, relativePath: "", realPath: realStart, levels: startLevels }];
 
   while (stack.length > 0) {
     throwIfAborted(signal);
@@ -89,7 +95,7 @@ export async function* walkFiles(start: string, options: WalkOptions): AsyncGene
 
     let levels = dir.levels;
     if (entries.some((e) => e.name === ".gitignore" && !e.isDirectory)) {
-      const text = await readOptional(join(dir.path, ".gitignore"));
+      const text = await read(join(dir.path, ".gitignore"));
       if (text !== undefined && text.trim() !== "") levels = [...levels, makeLevel(text, dir.relativePath)];
     }
 
@@ -168,24 +174,34 @@ function makeLevel(text: string, dirRelative: string): IgnoreLevel {
   return { rules, toLevel: (rel) => (prefix !== "" && rel.startsWith(prefix) ? rel.slice(prefix.length) : rel) };
 }
 
+/** Ignore files are a few KiB; a larger one is not read. */
+const IGNORE_FILE_BUDGET = 1024 * 1024;
+
+/** Reads ignore files inside `areas`; a missing one has no rules, any other not read is reported. */
+function ignoreFileReader(areas: readonly string[], onSkipped?: (notice: string) => void): (file: string) => Promise<string | undefined> {
+  return async (file) => {
+    const read = await readConfinedFile(file, { areas, budget: IGNORE_FILE_BUDGET });
+    if (read.ok) return read.text;
+    if (read.reason !== "missing") onSkipped?.(`The ignore rules in ${file} were not applied: ${describeSkip(read, "the session's folders", IGNORE_FILE_BUDGET)}`);
+    return undefined;
+  };
+}
+
 /**
  * Ignore rules that apply to `realStart` from above it: every `.gitignore`
- * from the repository root (the nearest ancestor with `.git`, or else the
- * session root holding the start) down to the start's parent, plus the
- * repository's `.git/info/exclude`.
+ * from the repository root (see `repositoryRoot`), or else the session root
+ * holding the start, down to the start's parent, plus the repository's
+ * `.git/info/exclude`. Also returns the reader for ignore files below, which
+ * may read inside the roots and that base folder.
  */
-async function ancestorLevels(realStart: string, roots: readonly string[]): Promise<IgnoreLevel[]> {
-  let base: string | undefined;
-  let isRepository = false;
-  for (let dir = realStart; ; dir = dirname(dir)) {
-    if ((await statOrUndefined(join(dir, ".git"))) !== undefined) {
-      base = dir;
-      isRepository = true;
-      break;
-    }
-    if (dirname(dir) === dir) break;
-  }
-  base ??= containingRoot(realStart, roots) ?? realStart;
+async function ancestorLevels(
+  realStart: string,
+  roots: readonly string[],
+  onSkipped?: (notice: string) => void,
+): Promise<{ levels: IgnoreLevel[]; read: (file: string) => Promise<string | undefined> }> {
+  const repository = await repositoryRoot(realStart);
+  const base = repository ?? containingRoot(realStart, roots) ?? realStart;
+  const read = ignoreFileReader([...roots, base], onSkipped);
 
   const chain: string[] = [];
   for (let dir = realStart; ; dir = dirname(dir)) {
@@ -197,24 +213,16 @@ async function ancestorLevels(realStart: string, roots: readonly string[]): Prom
   for (const dir of chain) {
     let text = "";
     // Lower precedence than any .gitignore, so it goes first (later rules win).
-    if (dir === base && isRepository) text += (await readOptional(join(dir, ".git", "info", "exclude"))) ?? "";
+    if (dir === base && repository !== undefined) text += (await read(join(dir, ".git", "info", "exclude"))) ?? "";
     // The start directory's own .gitignore is read by the walk itself.
-    if (dir !== realStart) text += `\n${(await readOptional(join(dir, ".gitignore"))) ?? ""}`;
+    if (dir !== realStart) text += `\n${(await read(join(dir, ".gitignore"))) ?? ""}`;
     if (text.trim() === "") continue;
     const offset = toPosix(relative(dir, realStart));
     const prefix = offset === "" ? "" : `${offset}/`;
     const { rules } = makeLevel(text, "");
     levels.push({ rules, toLevel: (rel) => prefix + rel });
   }
-  return levels;
-}
-
-async function readOptional(file: string): Promise<string | undefined> {
-  try {
-    return await readTextFile(file);
-  } catch {
-    return undefined; // missing, unreadable or not a file: no rules
-  }
+  return { levels, read };
 }
 
 /**

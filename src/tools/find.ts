@@ -57,8 +57,15 @@ export const findTool: ToolDefinition<typeof FindInput> = {
     const matches = compileGlob(input.pattern);
     const found: string[] = [];
     let withheld = false;
+    const unappliedRules: string[] = [];
     const roots = outsideRootsApproved ? [...workspace.roots, absolute] : workspace.roots;
-    for await (const entry of walkFiles(absolute, { roots, signal, filter: pathFilter, onWithheld: () => (withheld = true) })) {
+    for await (const entry of walkFiles(absolute, {
+      roots,
+      signal,
+      filter: pathFilter,
+      onWithheld: () => (withheld = true),
+      onIgnoreFileSkipped: (notice) => unappliedRules.push(notice),
+    })) {
       if (!matches(entry.relativePath)) continue;
       found.push(entry.isDirectory ? `${entry.relativePath}/` : entry.relativePath);
       if (found.length >= limit) break;
@@ -67,7 +74,8 @@ export const findTool: ToolDefinition<typeof FindInput> = {
 
     const withheldNote = withheld ? WITHHELD_FROM_LISTING : undefined;
     if (found.length === 0) {
-      const text = `No files found matching pattern${withheldNote ? `\n\n[${withheldNote}]` : ""}`;
+      const notes = [...(withheldNote ? [withheldNote] : []), ...unappliedRules];
+      const text = `No files found matching pattern${notes.length > 0 ? `\n\n[${notes.join(". ")}]` : ""}`;
       return { content: [{ type: "text", text }], details: { path: absolute, results: 0, ...(withheld ? { withheld: true } : {}) } };
     }
     const limitReached = found.length >= limit;
@@ -75,6 +83,7 @@ export const findTool: ToolDefinition<typeof FindInput> = {
       found,
       limitReached ? `${limit} results limit reached. Use limit=${limit * 2} for more, or refine pattern` : undefined,
       withheldNote,
+      ...unappliedRules,
     );
     return {
       content: [{ type: "text", text }],

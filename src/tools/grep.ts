@@ -180,10 +180,17 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
     };
 
     let withheld = false;
+    const unappliedRules: string[] = [];
     if (info.isDirectory) {
       const inGlob = input.glob !== undefined ? compileGlob(input.glob) : () => true;
       const roots = outsideRootsApproved ? [...workspace.roots, absolute] : workspace.roots;
-      for await (const entry of walkFiles(absolute, { roots, signal, filter: pathFilter, onWithheld: () => (withheld = true) })) {
+      for await (const entry of walkFiles(absolute, {
+        roots,
+        signal,
+        filter: pathFilter,
+        onWithheld: () => (withheld = true),
+        onIgnoreFileSkipped: (notice) => unappliedRules.push(notice),
+      })) {
         if (entry.isDirectory || !inGlob(entry.relativePath)) continue;
         await searchFile(entry.path, entry.relativePath, workspace, state);
         throwIfAborted(signal);
@@ -206,7 +213,7 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
         ? `${state.skippedLongLines} line(s) longer than ${state.maxLineLength} chars were not searched: too costly for this pattern; use a simpler pattern`
         : undefined;
     if (state.matches === 0) {
-      const notices = [...(withheld ? [WITHHELD_FROM_SEARCH] : []), ...(skipped ? [skipped] : [])];
+      const notices = [...(withheld ? [WITHHELD_FROM_SEARCH] : []), ...(skipped ? [skipped] : []), ...unappliedRules];
       return { content: [{ type: "text", text: notices.length > 0 ? `No matches found\n\n[${notices.join(". ")}]` : "No matches found" }], details: summary };
     }
 
@@ -223,6 +230,7 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
           notices.push(`Some lines truncated to ${GREP_MAX_LINE_LENGTH} chars. Use read to see full lines`);
         }
         if (skipped) notices.push(skipped);
+        notices.push(...unappliedRules);
         return notices.length > 0 ? `\n\n[${notices.join(". ")}]` : "";
       },
       { maxLines: Number.MAX_SAFE_INTEGER },

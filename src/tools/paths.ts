@@ -4,7 +4,7 @@
  * @module
  */
 import { errorCode, isNotFound, lstat, realPath } from "../runtime/fs.ts";
-import { dirname, join, relative, resolve, sep } from "../runtime/path.ts";
+import { containingRoot, dirname, isWithin, join, relative, resolve, sep } from "../runtime/path.ts";
 import { homeDirectory } from "../runtime/process.ts";
 import { ToolError, type Workspace } from "./types.ts";
 
@@ -20,22 +20,6 @@ export function toAbsolute(input: string, cwd: string): string {
   if (p === "") p = ".";
   // resolve() also normalises and drops a trailing separator, for absolute inputs too.
   return resolve(cwd, p);
-}
-
-/** True when `path` is `root` or lies below it (both absolute and normalised). */
-export function isWithin(path: string, root: string): boolean {
-  if (path === root) return true;
-  const prefix = root.endsWith(sep) ? root : root + sep;
-  return path.startsWith(prefix);
-}
-
-/** The root of `roots` that contains `path`, the deepest one when roots nest. */
-export function containingRoot(path: string, roots: readonly string[]): string | undefined {
-  let best: string | undefined;
-  for (const root of roots) {
-    if (isWithin(path, root) && (best === undefined || root.length > best.length)) best = root;
-  }
-  return best;
 }
 
 /** How a path is shown to people: relative POSIX when under `cwd` (`.` for cwd), otherwise absolute. */

@@ -8,7 +8,8 @@ import * as v from "valibot";
 import { errorCode, statOrUndefined, type FileInfo } from "../runtime/fs.ts";
 import { basisOf, ensureUnchanged } from "./change-basis.ts";
 import { withFileLock } from "./file-lock.ts";
-import { containingRoot, displayPath, realLocation, resolveInRoots, toAbsolute } from "./paths.ts";
+import { containingRoot } from "../runtime/path.ts";
+import { displayPath, realLocation, resolveInRoots, toAbsolute } from "./paths.ts";
 import { utf8Length } from "./truncate.ts";
 import { ToolError, type ToolContext, type ToolDefinition, type ToolPreview, type ToolResult, type Workspace } from "./types.ts";
 

@@ -68,22 +68,22 @@ describe("undoBunDotenv where the start environment cannot be read", () => {
     sandbox.cleanup();
   });
 
-  test("removes every variable a file names (failing closed), and nothing else", () => {
+  test("removes every variable a file names (failing closed), and nothing else", async () => {
     writeFileSync(join(sandbox.project, ".env.production.local"), "ACP_EDGE_DOTENV_TEST_A=1\n  export ACP_EDGE_DOTENV_TEST_B = 2\n");
     process.env.ACP_EDGE_DOTENV_TEST_A = "1";
     process.env.ACP_EDGE_DOTENV_TEST_B = "2";
     process.env.ACP_EDGE_DOTENV_TEST_C = "3";
-    const undo = undoBunDotenv(sandbox.project, "bun", () => undefined);
+    const undo = await undoBunDotenv(sandbox.project, "bun", () => undefined);
     expect(undo).toEqual({ removed: ["ACP_EDGE_DOTENV_TEST_A", "ACP_EDGE_DOTENV_TEST_B"], restored: [], exact: false });
     expect(process.env.ACP_EDGE_DOTENV_TEST_C).toBe("3");
   });
 
-  test("does nothing on Node and Deno, nor without .env files", () => {
+  test("does nothing on Node and Deno, nor without .env files", async () => {
     writeFileSync(join(sandbox.project, ".env"), "ACP_EDGE_DOTENV_TEST_A=1\n");
     process.env.ACP_EDGE_DOTENV_TEST_A = "1";
-    expect(undoBunDotenv(sandbox.project, "node", () => undefined).removed).toEqual([]);
-    expect(undoBunDotenv(sandbox.project, "deno", () => undefined).removed).toEqual([]);
-    expect(undoBunDotenv(sandbox.home, "bun", () => undefined).removed).toEqual([]);
+    expect((await undoBunDotenv(sandbox.project, "node", () => undefined)).removed).toEqual([]);
+    expect((await undoBunDotenv(sandbox.project, "deno", () => undefined)).removed).toEqual([]);
+    expect((await undoBunDotenv(sandbox.home, "bun", () => undefined)).removed).toEqual([]);
     expect(process.env.ACP_EDGE_DOTENV_TEST_A).toBe("1");
   });
 
@@ -97,7 +97,7 @@ describe("undoBunDotenv where the start environment cannot be read", () => {
     expect(namesIn("1F=a\n.G=b\n-H=c\n\t\v\f 9=d\n@I=no\nJ K=no")).toEqual(["1F", ".G", "-H", "9"]);
   });
 
-  test("in a .env named for the NODE_ENV at start, whatever its value, every name is removed", () => {
+  test("in a .env named for the NODE_ENV at start, whatever its value, every name is removed", async () => {
     writeFileSync(join(sandbox.project, ".env.staging"), "ACP_EDGE_DOTENV_TEST_A=1\n");
     writeFileSync(join(sandbox.project, ".env.staging.local"), "ACP_EDGE_DOTENV_TEST_B=1\n");
     process.env.ACP_EDGE_DOTENV_TEST_A = "1";
@@ -105,7 +105,7 @@ describe("undoBunDotenv where the start environment cannot be read", () => {
     const before = process.env.NODE_ENV;
     process.env.NODE_ENV = "staging";
     try {
-      expect(undoBunDotenv(sandbox.project, "bun", () => undefined).removed.sort()).toEqual(["ACP_EDGE_DOTENV_TEST_A", "ACP_EDGE_DOTENV_TEST_B"]);
+      expect((await undoBunDotenv(sandbox.project, "bun", () => undefined)).removed.sort()).toEqual(["ACP_EDGE_DOTENV_TEST_A", "ACP_EDGE_DOTENV_TEST_B"]);
     } finally {
       if (before === undefined) delete process.env.NODE_ENV;
       else process.env.NODE_ENV = before;
@@ -128,12 +128,12 @@ describe("undoBunDotenv where the start environment can be read", () => {
     return start;
   };
 
-  test("restores it whatever file set a variable, even one of a name not known to load", () => {
+  test("restores it whatever file set a variable, even one of a name not known to load", async () => {
     // No .env file of the names Bun loads today: what differs from the start is undone all the same.
     writeFileSync(join(sandbox.project, ".env.staging"), "ACP_EDGE_DOTENV_TEST_A=1\n");
     process.env.ACP_EDGE_DOTENV_TEST_A = "from-a-file";
     process.env.ACP_EDGE_DOTENV_TEST_B = "changed";
-    const undo = undoBunDotenv(sandbox.project, "bun", startWithout(["ACP_EDGE_DOTENV_TEST_A"], { ACP_EDGE_DOTENV_TEST_B: "real" }));
+    const undo = await undoBunDotenv(sandbox.project, "bun", startWithout(["ACP_EDGE_DOTENV_TEST_A"], { ACP_EDGE_DOTENV_TEST_B: "real" }));
     expect(undo).toEqual({ removed: ["ACP_EDGE_DOTENV_TEST_A"], restored: ["ACP_EDGE_DOTENV_TEST_B"], exact: true });
     expect(process.env.ACP_EDGE_DOTENV_TEST_A).toBeUndefined();
     expect(process.env.ACP_EDGE_DOTENV_TEST_B).toBe("real");

@@ -84,10 +84,10 @@ for (const runtime of RUNTIMES) {
 
     test("a file reached through a swapped symbolic link reaches the next prompt, even with the old size and time", async () => {
       // The project's AGENTS.md points into a release folder through a `current` link, swapped atomically on deploy
-      // (in a folder the agent does not search, so no searched folder changes).
-      const deploy = join(sandbox.root, "deploy");
-      sandbox.write("deploy/one/AGENTS.md", "Release one.\n");
-      sandbox.write("deploy/two/AGENTS.md", "Release two.\n");
+      // (in a folder of the project the agent does not search, so no searched folder changes).
+      const deploy = join(sandbox.project, "deploy");
+      sandbox.write("project/deploy/one/AGENTS.md", "Release one.\n");
+      sandbox.write("project/deploy/two/AGENTS.md", "Release two.\n");
       for (const release of ["one", "two"]) utimesSync(join(deploy, release, "AGENTS.md"), SAME_TIME, SAME_TIME);
       symlinkSync(join(deploy, "one"), join(deploy, "current"));
       symlinkSync(join(deploy, "current", "AGENTS.md"), join(sandbox.project, "AGENTS.md"));

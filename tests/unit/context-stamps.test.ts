@@ -6,7 +6,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { contextChanged, loadContextFiles, stampContext } from "../../src/engine/context-files.ts";
+import { contextChanged, contextPlaces, loadContextFiles, stampContext } from "../../src/engine/context-files.ts";
+import { resolveAreas } from "../../src/runtime/confined-file.ts";
 import { makeSandbox, type Sandbox } from "../helpers/agent-process.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -21,8 +22,10 @@ describe("context stamps", () => {
 
   /** Reads and stamps as a session does. */
   async function readAndStamp(readAt?: number) {
-    const files = await loadContextFiles(sandbox.home, sandbox.project);
-    return stampContext(sandbox.home, sandbox.project, files, readAt);
+    const places = await contextPlaces(sandbox.home, await resolveAreas([sandbox.project]));
+    const { files } = await loadContextFiles(places);
+    expect(files.map((f) => f.content)).toEqual(["Rule two.\n"]);
+    return stampContext(places, files, readAt);
   }
 
   test("a file changed after its read began is read again at the next check", async () => {

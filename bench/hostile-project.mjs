@@ -1,0 +1,90 @@
+// Hostile project files: peak memory (VmHWM) and time of `session/new` when the project's AGENTS.md
+// is a link to /dev/zero, a 1 GB sparse file, a FIFO nobody writes to, or a link to
+// /proc/self/environ, next to a plain project. Each case spawns a fresh agent with a minimal
+// environment on the offline faux model, sends initialize and session/new over stdio, and reads the
+// agent's peak resident memory from /proc (Linux only).
+// Usage: npm run bench:hostile  (or `node bench/hostile-project.mjs [--bun] [--deno]` after `npm run build`)
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
+const bin = join(root, "node_modules", ".bin");
+const flags = process.argv.slice(2);
+const runtime = flags.includes("--bun") ? "bun" : flags.includes("--deno") ? "deno" : "node";
+/** A FIFO stalled `session/new` before; past this the case is reported as stalled. */
+const STALL_MS = 10_000;
+
+const command = {
+  node: [process.execPath, [join(root, "dist", "cli.js")]],
+  bun: [join(bin, "bun"), [join(root, "mod.ts")]],
+  deno: [join(bin, "deno"), ["run", "-A", "--quiet", join(root, "mod.ts")]],
+}[runtime];
+
+const cases = {
+  "plain project": () => {},
+  "AGENTS.md -> /dev/zero": (project) => symlinkSync("/dev/zero", join(project, "AGENTS.md")),
+  "AGENTS.md: 1 GB sparse file": (project) => execFileSync("truncate", ["-s", "1G", join(project, "AGENTS.md")]),
+  "CLAUDE.md: a FIFO": (project) => execFileSync("mkfifo", [join(project, "CLAUDE.md")]),
+  "AGENTS.md -> /proc/self/environ": (project) => symlinkSync("/proc/self/environ", join(project, "AGENTS.md")),
+};
+
+/** Peak resident memory of a process so far, in MiB. */
+function peakMiB(pid) {
+  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+  return kb / 1024;
+}
+
+async function measure(name, plant) {
+  const dir = mkdtempSync(join(tmpdir(), "acp-edge-bench-hostile-"));
+  const home = join(dir, "home");
+  const project = join(dir, "project");
+  mkdirSync(home);
+  mkdirSync(project);
+  plant(project);
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, ACP_EDGE_HOME: home, NO_COLOR: "1" };
+  const child = spawn(command[0], [...command[1], "agent", "stdio", "--model", "faux/echo", "--no-session"], { cwd: project, env, stdio: ["pipe", "pipe", "ignore"] });
+  const pending = new Map();
+  let buffer = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk) => {
+    buffer += chunk;
+    let cut;
+    while ((cut = buffer.indexOf("\n")) >= 0) {
+      const message = JSON.parse(buffer.slice(0, cut));
+      buffer = buffer.slice(cut + 1);
+      if (message.id !== undefined && !message.method) pending.get(message.id)?.(message);
+    }
+  });
+  let nextId = 1;
+  const request = (method, params) =>
+    new Promise((done) => {
+      const id = nextId++;
+      pending.set(id, done);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    });
+  await request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  const before = peakMiB(child.pid);
+  const started = performance.now();
+  let timer;
+  const answer = await Promise.race([
+    request("session/new", { cwd: project, mcpServers: [] }),
+    new Promise((done) => (timer = setTimeout(() => done({ stalled: true }), STALL_MS))),
+  ]);
+  clearTimeout(timer);
+  const ms = performance.now() - started;
+  const peak = peakMiB(child.pid);
+  child.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+  const outcome = answer.stalled ? `stalled > ${STALL_MS / 1000} s` : answer.error ? `error ${answer.error.code}` : "ok";
+  return { name, outcome, ms, before, peak };
+}
+
+console.log(`acp-edge ${runtime}: session/new in a hostile project (peak RSS of the agent, MiB)`);
+console.log("| case | session/new | time | peak RSS before | peak RSS after | growth |");
+console.log("|---|---|---|---|---|---|");
+for (const [name, plant] of Object.entries(cases)) {
+  const r = await measure(name, plant);
+  console.log(`| ${r.name} | ${r.outcome} | ${r.ms.toFixed(0)} ms | ${r.before.toFixed(1)} | ${r.peak.toFixed(1)} | +${(r.peak - r.before).toFixed(1)} |`);
+}

@@ -70,7 +70,11 @@ export async function listConfinedFiles(folder: string, options: ConfinedFolderO
   let examined = 0;
   while (stack.length > 0) {
     const current = stack.pop()!;
-    const names = await readNames(current.realPath, options.maxEntries - examined);
+    // One name more than the budget allows tells whether the folder was cut short.
+    const remaining = options.maxEntries - examined;
+    const names = await readNames(current.realPath, remaining + 1);
+    const cut = names.length > remaining;
+    if (cut) names.length = remaining;
     examined += names.length;
     const subfolders: Pending[] = [];
     for (const name of names) {
@@ -94,7 +98,7 @@ export async function listConfinedFiles(folder: string, options: ConfinedFolderO
         else result.skipped.push({ path, failure: { ok: false, reason: "not-regular", detail: fileKind(entry.info) } });
       }
     }
-    if (examined >= options.maxEntries && (stack.length > 0 || subfolders.length > 0)) {
+    if (cut || (examined >= options.maxEntries && (stack.length > 0 || subfolders.length > 0))) {
       result.skipped.push({ path: folder, failure: { ok: false, reason: "too-many" } });
       return result;
     }
@@ -107,7 +111,6 @@ export async function listConfinedFiles(folder: string, options: ConfinedFolderO
 /** Up to `limit` entry names of a folder, sorted; none when it cannot be read. */
 async function readNames(folder: string, limit: number): Promise<string[]> {
   const names: string[] = [];
-  if (limit <= 0) return names;
   try {
     const dir = await fs.opendir(folder);
     try {

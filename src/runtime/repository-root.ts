@@ -15,8 +15,8 @@ import { dirname, join } from "./path.ts";
 import { homeDirectory } from "./process.ts";
 
 /** The repository root for `realFolder` (a resolved path), or undefined when there is none the agent trusts. */
-export async function repositoryRoot(realFolder: string): Promise<string | undefined> {
-  const home = await fs.realpath(homeDirectory()).catch(() => homeDirectory());
+export async function repositoryRoot(realFolder: string, userHome = homeDirectory()): Promise<string | undefined> {
+  const home = await fs.realpath(userHome).catch(() => userHome);
   const uid = process.getuid?.();
   for (let dir = realFolder; ; dir = dirname(dir)) {
     if (dir === home || dirname(dir) === dir) return undefined;

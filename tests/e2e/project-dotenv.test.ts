@@ -6,10 +6,12 @@
  * runtime, `acp-edge models` started in such a folder must see none of it.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, makeSandbox, ROOT, runAgentCommand, RUNTIMES, type Launcher, type Sandbox } from "../helpers/agent-process.ts";
 import { namesIn, undoBunDotenv } from "../../src/runtime/bun-dotenv.ts";
+import { reportDotenvUndo } from "../../src/cli/main.ts";
 
 const DOTENV = [
   "ANTHROPIC_API_KEY=sk-ant-from-a-project-dotenv-0000",
@@ -85,6 +87,24 @@ describe("undoBunDotenv where the start environment cannot be read", () => {
     expect((await undoBunDotenv(sandbox.project, "deno", () => undefined)).removed).toEqual([]);
     expect((await undoBunDotenv(sandbox.home, "bun", () => undefined)).removed).toEqual([]);
     expect(process.env.ACP_EDGE_DOTENV_TEST_A).toBe("1");
+  });
+
+  test("reads .env files as Bun does, but never blocks and never reads past its budget: a FIFO and a device are skipped, a huge file is reported", async () => {
+    execFileSync("mkfifo", [join(sandbox.project, ".env")]);
+    symlinkSync("/dev/zero", join(sandbox.project, ".env.local"));
+    writeFileSync(join(sandbox.root, "outside.env"), "ACP_EDGE_DOTENV_TEST_A=1\n");
+    symlinkSync(join(sandbox.root, "outside.env"), join(sandbox.project, ".env.development"));
+    writeFileSync(join(sandbox.project, ".env.test"), "");
+    truncateSync(join(sandbox.project, ".env.test"), 1024 ** 3);
+    process.env.ACP_EDGE_DOTENV_TEST_A = "1";
+    const undo = await undoBunDotenv(sandbox.project, "bun", () => undefined);
+    // A link out is followed, as Bun follows it: what it set is undone (only its names are used).
+    expect(undo).toEqual({ removed: ["ACP_EDGE_DOTENV_TEST_A"], restored: [], exact: false, unread: [join(sandbox.project, ".env.test")] });
+  });
+
+  test("a .env that could not be read stops the agent from starting (it cannot name what Bun set)", () => {
+    expect(reportDotenvUndo({ removed: [], restored: [], exact: false, unread: [join(sandbox.project, ".env")] })).toBe(false);
+    expect(reportDotenvUndo({ removed: ["A"], restored: [], exact: false })).toBe(true);
   });
 
   test("namesIn over-reads rather than under-reads", () => {

@@ -3,7 +3,8 @@
 // /proc/self/environ, next to a plain project. Each case spawns a fresh agent with a minimal
 // environment on the offline faux model, sends initialize and session/new over stdio, and reads the
 // agent's peak resident memory from /proc (Linux only).
-// Usage: npm run bench:hostile  (or `node bench/hostile-project.mjs [--bun] [--deno]` after `npm run build`)
+// Usage: npm run bench:hostile  (or `node bench/hostile-project.mjs [--bun|--deno] [--runs N] [--case TEXT]` after
+// `npm run build`; with several runs each row shows the median time and the largest growth).
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
@@ -14,6 +15,10 @@ const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathna
 const bin = join(root, "node_modules", ".bin");
 const flags = process.argv.slice(2);
 const runtime = flags.includes("--bun") ? "bun" : flags.includes("--deno") ? "deno" : "node";
+const runsFlag = flags.indexOf("--runs");
+const runs = runsFlag >= 0 ? Number(flags[runsFlag + 1]) : 1;
+const caseFlag = flags.indexOf("--case");
+const only = caseFlag >= 0 ? flags[caseFlag + 1] : undefined;
 /** A FIFO stalled `session/new` before; past this the case is reported as stalled. */
 const STALL_MS = 10_000;
 
@@ -85,6 +90,11 @@ console.log(`acp-edge ${runtime}: session/new in a hostile project (peak RSS of 
 console.log("| case | session/new | time | peak RSS before | peak RSS after | growth |");
 console.log("|---|---|---|---|---|---|");
 for (const [name, plant] of Object.entries(cases)) {
-  const r = await measure(name, plant);
-  console.log(`| ${r.name} | ${r.outcome} | ${r.ms.toFixed(0)} ms | ${r.before.toFixed(1)} | ${r.peak.toFixed(1)} | +${(r.peak - r.before).toFixed(1)} |`);
+  if (only && !name.includes(only)) continue;
+  const results = [];
+  for (let i = 0; i < runs; i++) results.push(await measure(name, plant));
+  const ms = results.map((r) => r.ms).sort((a, b) => a - b)[Math.floor(results.length / 2)];
+  const worst = results.reduce((a, b) => (b.peak - b.before > a.peak - a.before ? b : a));
+  const outcomes = [...new Set(results.map((r) => r.outcome))].join(", ");
+  console.log(`| ${name} | ${outcomes} | ${ms.toFixed(0)} ms | ${worst.before.toFixed(1)} | ${worst.peak.toFixed(1)} | +${(worst.peak - worst.before).toFixed(1)} |`);
 }

@@ -47,7 +47,7 @@ export interface ContextPlaces {
 
 const NAMES = ["AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
 /** Larger files are not read: they would crowd the context window on every request. */
-export const CONTEXT_FILE_BUDGET = 64 * 1024;
+const CONTEXT_FILE_BUDGET = 64 * 1024;
 
 /** Folders from the filesystem root down to `folder`, inclusive. */
 function ancestry(folder: string): string[] {

@@ -49,6 +49,26 @@ export interface WalkOptions {
   onIgnoreFileSkipped?(notice: string): void;
 }
 
+/** What a walk left out, for the closing note of a result: entries the filter withheld, ignore files not applied. */
+export interface WalkReport {
+  withheld: boolean;
+  /** One notice per ignore file that was found but not read. */
+  unappliedRules: string[];
+}
+
+/** Options for `walkFiles` that record what the walk left out in the returned report. */
+export function reportingWalk(roots: readonly string[], signal: AbortSignal | undefined, filter: PathFilter | undefined): { options: WalkOptions; report: WalkReport } {
+  const report: WalkReport = { withheld: false, unappliedRules: [] };
+  const options: WalkOptions = {
+    roots,
+    ...(signal ? { signal } : {}),
+    ...(filter ? { filter } : {}),
+    onWithheld: () => (report.withheld = true),
+    onIgnoreFileSkipped: (notice) => report.unappliedRules.push(notice),
+  };
+  return { options, report };
+}
+
 /** Rules from one ignore file, and how to express a walk-relative path relative to its directory. */
 interface IgnoreLevel {
   rules: ignore.Ignore;

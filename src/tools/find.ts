@@ -5,7 +5,7 @@
  */
 import * as v from "valibot";
 import { statOrUndefined } from "../runtime/fs.ts";
-import { compileGlob, throwIfAborted, walkFiles } from "./file-walker.ts";
+import { compileGlob, reportingWalk, throwIfAborted, walkFiles } from "./file-walker.ts";
 import { directoryLabel } from "./ls.ts";
 import { loadSearchEngines } from "./search-engines.ts";
 import { displayPath, resolveInRoots, toAbsolute } from "./paths.ts";
@@ -56,22 +56,16 @@ export const findTool: ToolDefinition<typeof FindInput> = {
 
     const matches = compileGlob(input.pattern);
     const found: string[] = [];
-    let withheld = false;
-    const unappliedRules: string[] = [];
     const roots = outsideRootsApproved ? [...workspace.roots, absolute] : workspace.roots;
-    for await (const entry of walkFiles(absolute, {
-      roots,
-      signal,
-      filter: pathFilter,
-      onWithheld: () => (withheld = true),
-      onIgnoreFileSkipped: (notice) => unappliedRules.push(notice),
-    })) {
+    const { options: walk, report } = reportingWalk(roots, signal, pathFilter);
+    for await (const entry of walkFiles(absolute, walk)) {
       if (!matches(entry.relativePath)) continue;
       found.push(entry.isDirectory ? `${entry.relativePath}/` : entry.relativePath);
       if (found.length >= limit) break;
     }
     throwIfAborted(signal);
 
+    const { withheld, unappliedRules } = report;
     const withheldNote = withheld ? WITHHELD_FROM_LISTING : undefined;
     if (found.length === 0) {
       const notes = [...(withheldNote ? [withheldNote] : []), ...unappliedRules];

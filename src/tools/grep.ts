@@ -10,7 +10,7 @@ import * as v from "valibot";
 import { statOrUndefined } from "../runtime/fs.ts";
 import { basename } from "../runtime/path.ts";
 import { redactSecrets } from "../runtime/secrets.ts";
-import { compileGlob, throwIfAborted, walkFiles } from "./file-walker.ts";
+import { compileGlob, reportingWalk, throwIfAborted, walkFiles } from "./file-walker.ts";
 import { compileLinearRegex, UnsupportedRegexError, type LinearRegex } from "./linear-regex.ts";
 import { loadSearchEngines } from "./search-engines.ts";
 import { displayPath, resolveInRoots, toAbsolute } from "./paths.ts";
@@ -179,18 +179,11 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
       output: [],
     };
 
-    let withheld = false;
-    const unappliedRules: string[] = [];
+    const roots = outsideRootsApproved ? [...workspace.roots, absolute] : workspace.roots;
+    const { options: walk, report } = reportingWalk(roots, signal, pathFilter);
     if (info.isDirectory) {
       const inGlob = input.glob !== undefined ? compileGlob(input.glob) : () => true;
-      const roots = outsideRootsApproved ? [...workspace.roots, absolute] : workspace.roots;
-      for await (const entry of walkFiles(absolute, {
-        roots,
-        signal,
-        filter: pathFilter,
-        onWithheld: () => (withheld = true),
-        onIgnoreFileSkipped: (notice) => unappliedRules.push(notice),
-      })) {
+      for await (const entry of walkFiles(absolute, walk)) {
         if (entry.isDirectory || !inGlob(entry.relativePath)) continue;
         await searchFile(entry.path, entry.relativePath, workspace, state);
         throwIfAborted(signal);
@@ -205,7 +198,7 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
       path: absolute,
       matches: state.matches,
       files: state.filesWithMatches,
-      ...(withheld ? { withheld: true } : {}),
+      ...(report.withheld ? { withheld: true } : {}),
       ...(state.skippedLongLines > 0 ? { skippedLongLines: state.skippedLongLines } : {}),
     };
     const skipped =
@@ -213,7 +206,7 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
         ? `${state.skippedLongLines} line(s) longer than ${state.maxLineLength} chars were not searched: too costly for this pattern; use a simpler pattern`
         : undefined;
     if (state.matches === 0) {
-      const notices = [...(withheld ? [WITHHELD_FROM_SEARCH] : []), ...(skipped ? [skipped] : []), ...unappliedRules];
+      const notices = [...(report.withheld ? [WITHHELD_FROM_SEARCH] : []), ...(skipped ? [skipped] : []), ...report.unappliedRules];
       return { content: [{ type: "text", text: notices.length > 0 ? `No matches found\n\n[${notices.join(". ")}]` : "No matches found" }], details: summary };
     }
 
@@ -221,7 +214,7 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
     const { text, result } = truncateHeadWithNotice(
       state.output.join("\n"),
       (r) => {
-        const notices: string[] = withheld ? [WITHHELD_FROM_SEARCH] : [];
+        const notices: string[] = report.withheld ? [WITHHELD_FROM_SEARCH] : [];
         if (limitReached) {
           notices.push(`${state.limit} matches limit reached. Use limit=${state.limit * 2} for more, or refine pattern`);
         }
@@ -230,7 +223,7 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
           notices.push(`Some lines truncated to ${GREP_MAX_LINE_LENGTH} chars. Use read to see full lines`);
         }
         if (skipped) notices.push(skipped);
-        notices.push(...unappliedRules);
+        notices.push(...report.unappliedRules);
         return notices.length > 0 ? `\n\n[${notices.join(". ")}]` : "";
       },
       { maxLines: Number.MAX_SAFE_INTEGER },

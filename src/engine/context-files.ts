@@ -73,7 +73,8 @@ export async function contextPlaces(home: string, roots: readonly string[]): Pro
   for (const dir of ancestry(cwd)) {
     if (dir === realHome) continue;
     const inRoots = containingRoot(dir, roots) !== undefined;
-    if (inRoots || (repository !== undefined && isWithin(dir, repository))) folders.push({ path: dir, areas: roots, inPlace: !inRoots, areaName: "the session's folders" });
+    const inRepository = repository !== undefined && isWithin(dir, repository);
+    if (inRoots || inRepository) folders.push({ path: dir, areas: roots, inPlace: !inRoots, areaName: "the session's folders" });
   }
   return { folders };
 }
@@ -81,7 +82,9 @@ export async function contextPlaces(home: string, roots: readonly string[]): Pro
 async function firstIn(folder: SearchedFolder, skipped: SkippedContextFile[]): Promise<ContextFile | undefined> {
   for (const name of NAMES) {
     const path = join(folder.path, name);
-    const read = await readConfinedFile(path, { areas: folder.inPlace ? [...folder.areas, path] : folder.areas, budget: CONTEXT_FILE_BUDGET });
+    // A repository folder above the roots: its own file, right there, is an area of one.
+    const areas = folder.inPlace ? [...folder.areas, path] : folder.areas;
+    const read = await readConfinedFile(path, { areas, budget: CONTEXT_FILE_BUDGET });
     if (read.ok) return { path, content: redact(read.text) };
     if (read.reason === "missing") continue;
     skipped.push({ path, why: describeSkip(read, folder.areaName, CONTEXT_FILE_BUDGET) });

@@ -46,7 +46,7 @@ export function fileKind(info: Pick<Stats, "isDirectory" | "isFIFO" | "isCharact
   if (info.isBlockDevice()) return "a block device";
   if (info.isSocket()) return "a socket";
   if (info.isSymbolicLink()) return "a symbolic link";
-  return "not a regular file";
+  return "an unusual kind of file";
 }
 
 /**

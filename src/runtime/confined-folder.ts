@@ -19,7 +19,11 @@ export interface ConfinedFileEntry {
 }
 
 /** Why an entry of a folder was not listed: what `readConfinedFile` refuses, or a bound of the walk. */
-export type FolderSkip = ConfinedReadFailure | { ok: false; reason: "too-deep" } | { ok: false; reason: "too-many" };
+export type FolderSkip =
+  | ConfinedReadFailure
+  | { ok: false; reason: "not-a-folder" }
+  | { ok: false; reason: "too-deep" }
+  | { ok: false; reason: "too-many" };
 
 /** Something in the folder that was not listed, and why. */
 export interface SkippedEntry {
@@ -62,7 +66,7 @@ export async function listConfinedFiles(folder: string, options: ConfinedFolderO
     return result;
   }
   if (!start.info.isDirectory()) {
-    result.skipped.push({ path: folder, failure: { ok: false, reason: "not-regular", detail: `${fileKind(start.info)}, not a folder` } });
+    result.skipped.push({ path: folder, failure: { ok: false, reason: "not-a-folder" } });
     return result;
   }
   const visited = new Set<string>([start.realPath]);
@@ -126,6 +130,7 @@ async function readNames(folder: string, limit: number): Promise<string[]> {
 
 /** Why an entry was not listed, in words that finish "… was not read: " (see `describeSkip`). */
 export function describeFolderSkip(failure: FolderSkip, areaName: string, budget: number): string {
+  if (failure.reason === "not-a-folder") return "it is not a folder";
   if (failure.reason === "too-deep") return "it is nested deeper than the folders that are read";
   if (failure.reason === "too-many") return "it holds too many entries; the rest were not read";
   return describeSkip(failure, areaName, budget);

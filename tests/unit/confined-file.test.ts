@@ -204,6 +204,8 @@ describe("listConfinedFiles", () => {
     expect(listing.files).toEqual([]);
     expect(skips(listing)).toEqual(["prompts: outside"]);
     expect(await list("absent")).toEqual({ files: [], skipped: [] });
+    sandbox.write("project/file-prompts", "a file where a folder should be");
+    expect(skips(await list("file-prompts"))).toEqual(["file-prompts: not-a-folder"]);
   });
 
   test("each entry must stay inside and be regular; links inside are followed, loops entered once", async () => {

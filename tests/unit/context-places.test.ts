@@ -61,10 +61,15 @@ describe("context places", () => {
     expect(plain.files.map((f) => f.content.trim())).toEqual(["home", "plain cwd"]);
   });
 
-  test("a .git another user owns does not make its folder the project's repository", async () => {
+  test("a .git or a repository folder of another owner than the cwd's does not make a repository", async () => {
     if (process.getuid?.() !== 0) return; // only root can give a folder away
     chownSync(join(repo, ".git"), 12345, 12345);
     expect(contents(await load())).toEqual(["home", "cwd"]);
+    chownSync(join(repo, ".git"), 0, 0);
+    chownSync(repo, 12345, 12345);
+    expect(contents(await load())).toEqual(["home", "cwd"]);
+    chownSync(repo, 0, 0);
+    expect(contents(await load())).toEqual(["home", "repository root", "cwd"]);
   });
 
   test("the search for a repository stops below the user's home (a home kept under git is not one project)", async () => {

@@ -23,10 +23,11 @@ export interface ContextFile {
   content: string;
 }
 
-/** A context file that was found but not read: its path and why, never its content. */
+/** A context file that was found but not read (or, `partly`, read only in part): its path and why, never its content. */
 export interface SkippedContextFile {
   path: string;
   why: string;
+  partly?: true;
 }
 
 /** A folder searched for a context file, and where a file found there may lead. */
@@ -46,7 +47,7 @@ export interface ContextPlaces {
 }
 
 const NAMES = ["AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
-/** Larger files are not read: they would crowd the context window on every request. */
+/** Larger files are cut here, with a notice: they would crowd the context window on every request. */
 const CONTEXT_FILE_BUDGET = 64 * 1024;
 
 /** Folders from the filesystem root down to `folder`, inclusive. */
@@ -84,8 +85,9 @@ async function firstIn(folder: SearchedFolder, skipped: SkippedContextFile[]): P
     const path = join(folder.path, name);
     // A repository folder above the roots: its own file, right there, is an area of one.
     const areas = folder.inPlace ? [...folder.areas, path] : folder.areas;
-    const read = await readConfinedFile(path, { areas, budget: CONTEXT_FILE_BUDGET });
-    if (read.ok) return { path, content: redact(read.text) };
+    const read = await readConfinedFile(path, { areas, budget: CONTEXT_FILE_BUDGET, overflow: "cut" });
+    if (read.ok && read.cut) skipped.push({ path, why: `it is larger than ${CONTEXT_FILE_BUDGET / 1024} KiB; only its first ${CONTEXT_FILE_BUDGET / 1024} KiB were read`, partly: true });
+    if (read.ok) return { path, content: read.cut ? `${redact(read.text)}\n[cut at ${CONTEXT_FILE_BUDGET / 1024} KiB]` : redact(read.text) };
     if (read.reason === "missing") continue;
     skipped.push({ path, why: describeSkip(read, folder.areaName, CONTEXT_FILE_BUDGET) });
   }

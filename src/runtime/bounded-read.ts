@@ -25,8 +25,11 @@ export type BoundedReadFailure =
   | { ok: false; reason: "changed" }
   | { ok: false; reason: "unreadable"; detail: string };
 
-/** The bytes of a regular file no larger than the budget, or why there are none. */
-export type BoundedRead = { ok: true; bytes: Uint8Array } | BoundedReadFailure;
+/** The bytes of a regular file no larger than the budget (or its first `budget` bytes, `cut`), or why there are none. */
+export type BoundedRead = { ok: true; bytes: Uint8Array; cut?: true } | BoundedReadFailure;
+
+/** What to do with a file larger than the budget: refuse it (the default), or read its first `budget` bytes. */
+export type Overflow = "refuse" | "cut";
 
 /**
  * O_NONBLOCK: a FIFO (swapped in after it was checked) opens at once instead
@@ -56,7 +59,7 @@ export function fileKind(info: Pick<Stats, "isDirectory" | "isFIFO" | "isCharact
  * opened file is larger, is not a regular file, or — with `expected` — is not
  * the file that was checked before (a swap between check and open).
  */
-export async function readRegularFile(path: string, budget: number, expected?: FileIdentity): Promise<BoundedRead> {
+export async function readRegularFile(path: string, budget: number, expected?: FileIdentity, overflow: Overflow = "refuse"): Promise<BoundedRead> {
   let handle: FileHandle;
   try {
     handle = await fs.open(path, OPEN_FLAGS);
@@ -74,8 +77,8 @@ export async function readRegularFile(path: string, budget: number, expected?: F
     const info = await handle.stat();
     if (!info.isFile()) return { ok: false, reason: "not-regular", detail: fileKind(info) };
     if (expected && (info.dev !== expected.dev || info.ino !== expected.ino)) return { ok: false, reason: "changed" };
-    if (info.size > budget) return { ok: false, reason: "too-large" };
-    return await readUpTo(handle, budget, info.size);
+    if (info.size > budget && overflow === "refuse") return { ok: false, reason: "too-large" };
+    return await readUpTo(handle, budget, info.size, overflow);
   } catch (error) {
     return { ok: false, reason: "unreadable", detail: errorCode(error) ?? (error as Error).message };
   } finally {
@@ -84,7 +87,7 @@ export async function readRegularFile(path: string, budget: number, expected?: F
 }
 
 /** Reads from the start until end of file or `budget + 1` bytes, whichever comes first. */
-async function readUpTo(handle: FileHandle, budget: number, reportedSize: number): Promise<BoundedRead> {
+async function readUpTo(handle: FileHandle, budget: number, reportedSize: number, overflow: Overflow): Promise<BoundedRead> {
   const limit = budget + 1;
   let buffer = new Uint8Array(Math.min(limit, Math.max(reportedSize + 1, CHUNK)));
   let filled = 0;
@@ -99,6 +102,7 @@ async function readUpTo(handle: FileHandle, budget: number, reportedSize: number
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
-  if (filled > budget) return { ok: false, reason: "too-large" };
-  return { ok: true, bytes: buffer.subarray(0, filled) };
+  if (filled <= budget) return { ok: true, bytes: buffer.subarray(0, filled) };
+  if (overflow === "refuse") return { ok: false, reason: "too-large" };
+  return { ok: true, bytes: buffer.subarray(0, budget), cut: true };
 }

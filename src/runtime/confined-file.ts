@@ -16,7 +16,7 @@
  */
 import fs from "node:fs/promises";
 import type { Stats } from "node:fs";
-import { readRegularFile, fileKind } from "./bounded-read.ts";
+import { readRegularFile, fileKind, type Overflow } from "./bounded-read.ts";
 import { errorCode, isNotFound } from "./fs.ts";
 import { containingRoot } from "./path.ts";
 
@@ -31,14 +31,16 @@ export type ConfinedReadFailure =
   | { ok: false; reason: "unreadable"; detail: string };
 
 /** A file's text, or why it was not read. */
-export type ConfinedRead = { ok: true; text: string; realPath: string } | ConfinedReadFailure;
+export type ConfinedRead = { ok: true; text: string; realPath: string; cut?: true } | ConfinedReadFailure;
 
 /** Where a path may lead and how much of it may be read. */
 export interface ConfinedReadOptions {
   /** Resolved folders (see `resolveAreas`) the path must lead into once its links are followed. */
   areas: readonly string[];
-  /** Bytes; a larger file is not read at all. */
+  /** Bytes; a larger file is not read at all, unless `overflow` is `cut`. */
   budget: number;
+  /** `cut`: a larger file's first `budget` bytes are read (whole characters only) and the result says `cut`. */
+  overflow?: Overflow;
 }
 
 /** Where a path leads, when that is inside the areas: the resolved path and what is there (not followed further). */
@@ -83,10 +85,13 @@ export async function readConfinedFile(path: string, options: ConfinedReadOption
   const { realPath, info } = located;
   // Checked before opening, so a FIFO or device is never opened at all (opening some devices has effects).
   if (!info.isFile()) return { ok: false, reason: "not-regular", detail: fileKind(info) };
-  if (info.size > options.budget) return { ok: false, reason: "too-large" };
-  const read = await readRegularFile(realPath, options.budget, { dev: info.dev, ino: info.ino });
+  const overflow = options.overflow ?? "refuse";
+  if (info.size > options.budget && overflow === "refuse") return { ok: false, reason: "too-large" };
+  const read = await readRegularFile(realPath, options.budget, { dev: info.dev, ino: info.ino }, overflow);
   if (!read.ok) return read.reason === "missing" ? { ok: false, reason: "changed" } : read;
-  return { ok: true, text: new TextDecoder().decode(read.bytes), realPath };
+  if (!read.cut) return { ok: true, text: new TextDecoder().decode(read.bytes), realPath };
+  // A character cut in two at the budget is dropped rather than shown as a replacement character.
+  return { ok: true, text: new TextDecoder().decode(read.bytes, { stream: true }), realPath, cut: true };
 }
 
 /** A byte count as people read it: `64 KiB`, `1 MiB`. */

@@ -42,7 +42,7 @@ const sources = new WeakMap<LiveSession, ContextSource>();
 
 /** The notice for a context file that was found but not read. */
 export function contextNotice(skipped: SkippedContextFile): string {
-  return `Context file ${skipped.path} was not read: ${skipped.why}.`;
+  return skipped.partly ? `Context file ${skipped.path} was read in part: ${skipped.why}.` : `Context file ${skipped.path} was not read: ${skipped.why}.`;
 }
 
 /** Reads the context files for a session about to open, with the stamp `refreshContext` compares against. */
@@ -52,7 +52,7 @@ export async function readContext(places: ContextPlaces): Promise<SessionContext
   const before = await stampContext(places, []);
   const readAt = Date.now();
   const { files, skipped } = await loadContextFiles(places);
-  const fileStamps = await stampContext(places, [...files, ...skipped], readAt);
+  const fileStamps = await stampContext(places, [...files, ...skipped.filter((s) => !s.partly)], readAt);
   return { files, skipped, stamp: [...before, ...fileStamps.slice(before.length)] };
 }
 

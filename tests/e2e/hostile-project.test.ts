@@ -65,9 +65,10 @@ function expectNotices(text: string, sandbox: Sandbox, hostile: HostileProject):
     [cwdAgents, "it leads outside the session's folders"],
     [cwdAgentsUpper, "it leads outside the session's folders"],
     [cwdClaude, "it is not a regular file (a FIFO)"],
-    [cwdClaudeUpper, "it is larger than 64 KiB"],
   ];
   for (const [path, why] of reasons) expect(count(text, `Context file ${path} was not read: ${why}.`), path).toBe(1);
+  // A 1 GB file is read up to the budget, never further, and said so once.
+  expect(count(text, `Context file ${cwdClaudeUpper} was read in part: it is larger than 64 KiB; only its first 64 KiB were read.`)).toBe(1);
   const prompts = join(hostile.cwd, ".acp-edge", "prompts");
   const templates: Array<[string, string]> = [
     [join(prompts, "evil.md"), "it leads outside the session's folders"],

@@ -87,6 +87,19 @@ describe("readConfinedFile", () => {
     expect(process.memoryUsage().rss - before).toBeLessThan(32 * 1024 * 1024);
   });
 
+  test("overflow cut: a longer file gives its first budget bytes in whole characters, said to be cut; a 1 GB file no more", async () => {
+    writeFileSync(at("long.md"), "é".repeat(60)); // 120 bytes, 2 per character
+    writeFileSync(at("sparse.md"), "");
+    truncateSync(at("sparse.md"), 1024 ** 3);
+    expect(await readConfinedFile(at("long.md"), { areas, budget: 51, overflow: "cut" })).toMatchObject({ ok: true, text: "é".repeat(25), cut: true });
+    expect(await readConfinedFile(at("long.md"), { areas, budget: 120, overflow: "cut" })).toEqual({ ok: true, text: "é".repeat(60), realPath: areas[0] + "/long.md" });
+    const before = process.memoryUsage().rss;
+    const sparse = await readConfinedFile(at("sparse.md"), { areas, budget: 64 * 1024, overflow: "cut" });
+    expect(sparse.ok && sparse.text.length === 64 * 1024 && sparse.cut).toBe(true);
+    expect(process.memoryUsage().rss - before).toBeLessThan(32 * 1024 * 1024);
+    expect(await readConfinedFile("/proc/self/environ", { areas: ["/proc"], budget: 4, overflow: "cut" })).toMatchObject({ ok: true, cut: true });
+  });
+
   test("a file that reports size 0 but holds more (procfs) is cut off by the bytes read, not the size", async () => {
     expect(statSync("/proc/self/environ").size).toBe(0);
     expect(await readConfinedFile("/proc/self/environ", { areas: ["/proc"], budget: 4 })).toEqual({ ok: false, reason: "too-large" });

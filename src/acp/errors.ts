@@ -7,7 +7,12 @@ import { redact } from "../runtime/secrets.ts";
 import { echoedSessionId, SessionError } from "../sessions/session-error.ts";
 import { RequestError } from "./sdk.ts";
 
+/** The agent-type method: credentials stored by `acp-edge login` or set in the environment. */
 export const AUTH_METHOD_ID = "acp-edge-credentials";
+/** The terminal-type method: the client runs `acp-edge login` in a terminal. */
+export const TERMINAL_AUTH_METHOD_ID = "acp-edge-login";
+/** Every method `authenticate` accepts (a client may pass the terminal one after running it). */
+export const AUTH_METHOD_IDS: readonly string[] = [AUTH_METHOD_ID, TERMINAL_AUTH_METHOD_ID];
 
 /** -32000: credentials or `authenticate` are needed; the message says what to do. */
 export function authRequired(message: string): RequestError {

@@ -9,11 +9,13 @@ import { exitProcess, onSignal } from "../runtime/process.ts";
 import { openStdioMessageStream } from "../transport/stdio-stream.ts";
 import type { CliOptions } from "./options.ts";
 import { buildServices } from "./build-services.ts";
+import { terminalLoginFor } from "./terminal-login.ts";
 
 /** Serves ACP over stdio until the client goes away; resolves with the exit code. */
 export async function runStdio(options: CliOptions): Promise<number> {
   // The protocol stack compiles while the settings files are read.
   const [services, { serveConnection }] = await Promise.all([buildServices(options), import("../acp/agent-app.ts")]);
+  services.terminalLogin = terminalLoginFor(options);
   const stream = openStdioMessageStream();
   // A terminated agent ends as at the end of its input: running turns are answered `cancelled`, those
   // answers are written out, journals flushed and their locks freed. A second signal stops waiting for answers.

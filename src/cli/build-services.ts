@@ -6,7 +6,7 @@ import { SessionRegistry } from "../sessions/session-registry.ts";
 import type { AgentServices } from "../sessions/services.ts";
 import { resolveHome } from "../config/home.ts";
 import { loadUserConfig } from "../config/load.ts";
-import { configuredProviders } from "../config/providers.ts";
+import { CredentialFiles } from "../config/credential-files.ts";
 import type { FauxStep } from "../models/faux-script.ts";
 import { ModelRegistry } from "../models/registry.ts";
 import { resolve } from "../runtime/path.ts";
@@ -18,10 +18,8 @@ import type { CliOptions } from "./options.ts";
 export async function buildServices(options: CliOptions, extra: { fauxSteps?: FauxStep[] } = {}): Promise<AgentServices> {
   const config = await loadUserConfig(resolveHome(options.home));
   const registry = new ModelRegistry({
-    providers: configuredProviders(config.settings),
+    credentials: new CredentialFiles(config.paths, config),
     settings: config.settings,
-    auth: config.auth,
-    authPath: config.paths.auth,
     ...(extra.fauxSteps ? { fauxSteps: extra.fauxSteps } : {}),
   });
   const configuredDir = options.sessionDir ?? config.settings.sessionDir;

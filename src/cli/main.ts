@@ -78,6 +78,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
         return await (await import("./agent-stdio.ts")).runAgentStdio(options);
       case "agent serve":
         return await (await import("./agent-serve.ts")).runServe(options);
+      case "login":
+        return await (await import("./login-command.ts")).runLogin(options);
+      case "logout":
+        return await (await import("./logout-command.ts")).runLogout(options);
     }
   } catch (error) {
     if (error instanceof ConfigError || error instanceof UsageError) {

@@ -10,7 +10,7 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
-export type Command = "agent stdio" | "agent serve" | "demo" | "models" | "help" | "version";
+export type Command = "agent stdio" | "agent serve" | "demo" | "models" | "login" | "logout" | "help" | "version";
 
 export interface CliOptions {
   home?: string;
@@ -23,6 +23,14 @@ export interface CliOptions {
   port?: number;
   tokenFile?: string;
   allowRemote: boolean;
+  /** `login`/`logout`: the provider (built in, or a name for an OpenAI-compatible endpoint). */
+  provider?: string;
+  /** `login`: the endpoint of an OpenAI-compatible provider. */
+  baseUrl?: string;
+  /** `login`: store the key without checking it. */
+  noVerify?: boolean;
+  /** `login --status`: say which providers have credentials, and from where. */
+  status?: boolean;
 }
 
 export interface ParsedCommand {
@@ -33,7 +41,8 @@ export interface ParsedCommand {
 type Spec = { takesValue: boolean; commands: readonly Command[]; apply(options: CliOptions, value: string): void };
 
 const AGENT: readonly Command[] = ["agent stdio", "agent serve"];
-const ANY: readonly Command[] = ["agent stdio", "agent serve", "demo", "models"];
+const ANY: readonly Command[] = ["agent stdio", "agent serve", "demo", "models", "login", "logout"];
+const MODEL_SPEC = /^[^/\s]+\/\S+$/;
 const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
 
 function oneOf<T extends string>(name: string, allowed: readonly T[], value: string): T {
@@ -43,14 +52,8 @@ function oneOf<T extends string>(name: string, allowed: readonly T[], value: str
 
 const SPECS: Record<string, Spec> = {
   "--home": { takesValue: true, commands: ANY, apply: (o, v) => void (o.home = v) },
-  "--model": {
-    takesValue: true,
-    commands: ANY,
-    apply: (o, v) => {
-      if (!/^[^/\s]+\/\S+$/.test(v)) throw new UsageError(`--model must look like provider/model (got "${v}")`);
-      o.model = v;
-    },
-  },
+  // Checked once the command is known: for `login` it may be a bare model id.
+  "--model": { takesValue: true, commands: ["agent stdio", "agent serve", "demo", "models", "login"], apply: (o, v) => void (o.model = v) },
   "--approval-mode": { takesValue: true, commands: AGENT, apply: (o, v) => void (o.approvalMode = oneOf("--approval-mode", APPROVAL_MODES, v)) },
   "--session-dir": { takesValue: true, commands: AGENT, apply: (o, v) => void (o.sessionDir = v) },
   "--no-session": { takesValue: false, commands: AGENT, apply: (o) => void (o.noSession = true) },
@@ -67,7 +70,20 @@ const SPECS: Record<string, Spec> = {
   },
   "--token-file": { takesValue: true, commands: ["agent serve"], apply: (o, v) => void (o.tokenFile = v) },
   "--allow-remote": { takesValue: false, commands: ["agent serve"], apply: (o) => void (o.allowRemote = true) },
+  "--provider": { takesValue: true, commands: ["login", "logout"], apply: (o, v) => void (o.provider = v) },
+  "--base-url": { takesValue: true, commands: ["login"], apply: (o, v) => void (o.baseUrl = v) },
+  "--no-verify": { takesValue: false, commands: ["login"], apply: (o) => void (o.noVerify = true) },
+  "--status": { takesValue: false, commands: ["login"], apply: (o) => void (o.status = true) },
 };
+
+/** `logout [PROVIDER]`: the provider may also come from `--provider`, not from both with different names. */
+function logoutCommand(options: CliOptions, provider: string | undefined): "logout" {
+  if (provider !== undefined && options.provider !== undefined && provider !== options.provider) {
+    throw new UsageError(`logout names two providers ("${provider}" and --provider "${options.provider}")`);
+  }
+  if (provider !== undefined) options.provider = provider;
+  return "logout";
+}
 
 /** Parses `argv` (without the runtime and script); throws `UsageError` with a one-line reason. */
 export function parseCommandLine(argv: readonly string[]): ParsedCommand {
@@ -106,13 +122,21 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   }
 
   const phrase = words.join(" ");
+  // A client's terminal login appends `login` to the agent's own command line: its options are accepted there.
+  let via: Command | undefined;
   if (phrase === "" || phrase === "help") command = "help";
-  else if (phrase === "agent stdio" || phrase === "agent serve" || phrase === "demo" || phrase === "models") command = phrase;
+  else if (phrase === "agent stdio" || phrase === "agent serve" || phrase === "demo" || phrase === "models" || phrase === "login") command = phrase;
+  else if (phrase === "agent stdio login") [command, via] = ["login", "agent stdio"];
+  else if (words[0] === "logout" && words.length <= 2) command = logoutCommand(options, words[1]);
   else if (words[0] === "agent") throw new UsageError(`unknown agent command "${words.slice(1).join(" ") || "(none)"}"; use "agent stdio" or "agent serve"`);
   else throw new UsageError(`unknown command "${phrase}"`);
 
   for (const name of seen) {
-    if (!SPECS[name]!.commands.includes(command)) throw new UsageError(`${name} does not apply to "${command}"`);
+    const applies = SPECS[name]!.commands;
+    if (!applies.includes(command) && !(via && applies.includes(via))) throw new UsageError(`${name} does not apply to "${command}"`);
+  }
+  if (options.model !== undefined && command !== "login" && !MODEL_SPEC.test(options.model)) {
+    throw new UsageError(`--model must look like provider/model (got "${options.model}")`);
   }
   return { command, options };
 }

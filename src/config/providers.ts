@@ -71,8 +71,11 @@ export function configuredProviders(settings: Settings): ProviderConfig[] {
   return providers;
 }
 
-/** The key for a provider: `auth.json` first, then its environment variable. */
-export function resolveCredential(provider: ProviderConfig, auth: AuthFile, authPath: string): Credential {
+/**
+ * The key for a provider: `auth.json` first, then its environment variable.
+ * The hint names no path of this machine: it may travel to a remote client.
+ */
+export function resolveCredential(provider: ProviderConfig, auth: AuthFile): Credential {
   const stored = auth[provider.name];
   if (stored) {
     registerSecret(stored.key);
@@ -85,5 +88,5 @@ export function resolveCredential(provider: ProviderConfig, auth: AuthFile, auth
     registerSecret(key);
     return { ok: true, apiKey: key, source: "environment" };
   }
-  return { ok: false, hint: `set ${provider.apiKeyEnv} or add {"${provider.name}": {"type": "api_key", "key": "…"}} to ${authPath}` };
+  return { ok: false, hint: `run \`acp-edge login --provider ${provider.name}\`, or set ${provider.apiKeyEnv}` };
 }

@@ -25,6 +25,13 @@ export class ConfigError extends Error {
 
 /** Reads and validates a JSON file; undefined when it does not exist. */
 export async function readJsonFile<T>(path: string, schema: v.GenericSchema<unknown, T>): Promise<T | undefined> {
+  const data = await readJsonValue(path);
+  if (data === undefined) return undefined;
+  return checkJson(path, data, schema);
+}
+
+/** A JSON file's value as written, unvalidated (fields no schema knows kept); undefined when it does not exist. */
+export async function readJsonValue(path: string): Promise<unknown> {
   let text: string;
   try {
     text = await readTextFile(path);
@@ -32,17 +39,20 @@ export async function readJsonFile<T>(path: string, schema: v.GenericSchema<unkn
     if (isNotFound(error)) return undefined;
     throw new ConfigError(`cannot read ${path}: ${(error as Error).message}`);
   }
-  return parseJsonText(path, text, schema);
+  return parseJsonValue(path, text);
 }
 
-/** Parses and validates the text of a JSON file, naming the file in the error. */
-function parseJsonText<T>(path: string, text: string, schema: v.GenericSchema<unknown, T>): T {
-  let data: unknown;
+/** The value of a JSON file's text, naming the file when it is not JSON. */
+function parseJsonValue(path: string, text: string): unknown {
   try {
-    data = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw new ConfigError(`${path} is not valid JSON: ${(error as Error).message}`);
   }
+}
+
+/** Validates a file's value; a `ConfigError` names the file and every problem. */
+export function checkJson<T>(path: string, data: unknown, schema: v.GenericSchema<unknown, T>): T {
   const result = v.safeParse(schema, data);
   if (!result.success) throw new ConfigError(`${path}: ${describeIssues(result.issues)}`);
   return result.output;
@@ -113,7 +123,7 @@ export async function loadSettingsFor(cwd: string, user: Settings, roots: readon
     if (read.reason === "missing") return user;
     throw new ConfigError(`${path} was not read: ${describeSkip(read, "the session's folders", PROJECT_SETTINGS_BUDGET)}`);
   }
-  return mergeProjectSettings(user, parseJsonText(path, read.text, SettingsSchema), path);
+  return mergeProjectSettings(user, checkJson(path, parseJsonValue(path, read.text), SettingsSchema), path);
 }
 
 export function isApprovalMode(value: string): value is ApprovalMode {

@@ -23,11 +23,16 @@ export interface ModelChoice {
 /** Why no model can be used; `auth` problems are fixed by configuring credentials. */
 export type ModelProblem = { kind: "auth" | "unknown"; message: string };
 
+/** Where providers and keys come from: fixed, or files that `refresh` reads again when they changed. */
+export interface CredentialSource {
+  readonly providers: ProviderConfig[];
+  readonly auth: AuthFile;
+  refresh?(): Promise<void>;
+}
+
 export interface RegistryOptions {
-  providers: ProviderConfig[];
+  credentials: CredentialSource;
   settings: Settings;
-  auth: AuthFile;
-  authPath: string;
   /** Steps for faux models; defaults to `ACP_EDGE_FAUX_SCRIPT` when set. */
   fauxSteps?: FauxStep[];
 }
@@ -40,10 +45,19 @@ export class ModelRegistry {
     this.#options = options;
   }
 
+  /**
+   * Takes in credentials and providers changed since they were last read (a
+   * login in another process); call before choosing a model for a new session.
+   * Throws `ConfigError` when a changed file cannot be used.
+   */
+  async refresh(): Promise<void> {
+    await this.#options.credentials.refresh?.();
+  }
+
   /** Every model a user can pick: catalog models of built-in providers, then those declared in settings. */
   list(): ModelChoice[] {
     const out: ModelChoice[] = [];
-    for (const provider of this.#options.providers) {
+    for (const provider of this.#options.credentials.providers) {
       const ids = new Set([...catalogModelIds(provider.name), ...provider.models.map((m) => m.id)]);
       for (const id of ids) out.push(this.#choice(provider, id));
     }
@@ -60,9 +74,10 @@ export class ModelRegistry {
     const slash = spec.indexOf("/");
     if (slash <= 0 || slash === spec.length - 1) return { kind: "unknown", message: `model "${spec}" must be written provider/model` };
     const providerName = spec.slice(0, slash);
-    const provider = this.#options.providers.find((p) => p.name === providerName);
+    const providers = this.#options.credentials.providers;
+    const provider = providers.find((p) => p.name === providerName);
     if (!provider) {
-      const known = this.#options.providers.map((p) => p.name).join(", ");
+      const known = providers.map((p) => p.name).join(", ");
       return { kind: "unknown", message: `unknown provider "${providerName}" in model "${spec}" (known providers: ${known})` };
     }
     return this.#choice(provider, spec.slice(slash + 1));
@@ -86,8 +101,8 @@ export class ModelRegistry {
     return {
       kind: "auth",
       message:
-        `No authenticated model. Set ANTHROPIC_API_KEY or OPENAI_API_KEY, store a key in ${this.#options.authPath}, ` +
-        `or configure a provider in settings.json; then restart the agent.`,
+        "No authenticated model. Log in with `acp-edge login` (editors offer it as a terminal login), set ANTHROPIC_API_KEY " +
+        "or OPENAI_API_KEY, or store a key in auth.json of the agent's home folder; no restart is needed.",
     };
   }
 
@@ -116,7 +131,7 @@ export class ModelRegistry {
       spec: `${provider.name}/${id}`,
       info,
       provider,
-      credential: resolveCredential(provider, this.#options.auth, this.#options.authPath),
+      credential: resolveCredential(provider, this.#options.credentials.auth),
     };
   }
 

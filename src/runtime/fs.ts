@@ -173,8 +173,11 @@ async function writeDestination(target: string): Promise<string> {
  * fails with `ECHANGED`: someone else's change is not lost. Creating a file
  * is then exclusive (a hard link, where the file system has them); replacing
  * one compares it with its state at the start right before the rename.
+ *
+ * With `mode`, the file gets exactly that mode, new or replaced (a private
+ * file is never readable by others, not even while being written).
  */
-export async function writeFileAtomic(target: string, content: string | Uint8Array, options: { ifUnchanged?: boolean } = {}): Promise<void> {
+export async function writeFileAtomic(target: string, content: string | Uint8Array, options: { ifUnchanged?: boolean; mode?: number } = {}): Promise<void> {
   const destination = await writeDestination(target);
   const existing = await fs.stat(destination).catch((error: unknown) => {
     if (isNotFound(error)) return undefined;
@@ -187,17 +190,17 @@ export async function writeFileAtomic(target: string, content: string | Uint8Arr
   if (!existing) await fs.mkdir(directory, { recursive: true });
   const suffix = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, "0")).join("");
   const temporary = path.join(directory, `.${path.basename(destination)}.${suffix}.tmp`);
-  const mode = existing ? existing.mode & 0o7777 : 0o644;
+  const mode = options.mode ?? (existing ? existing.mode & 0o7777 : 0o644);
 
   let handle: import("node:fs/promises").FileHandle | undefined;
   try {
     handle = await fs.open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, mode);
-    if (existing) {
-      // open() applies the umask; an existing file's mode is restored exactly.
+    if (existing || options.mode !== undefined) {
+      // open() applies the umask; an existing file's mode (or the one asked for) is set exactly.
       // Path-based calls: every runtime's FileHandle has writeFile/sync, not all have chmod/chown.
       await fs.chmod(temporary, mode);
       // Keep the owner when we may (root editing someone's file); others cannot chown and need not.
-      if (process.getuid?.() === 0) await fs.chown(temporary, existing.uid, existing.gid).catch(() => undefined);
+      if (existing && process.getuid?.() === 0) await fs.chown(temporary, existing.uid, existing.gid).catch(() => undefined);
     }
     await handle.writeFile(content);
     await handle.sync();

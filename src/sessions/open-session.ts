@@ -64,8 +64,19 @@ async function projectSettings(services: AgentServices, cwd: string, roots: read
   }
 }
 
+/** Takes in a login or logout made since the last session opened (another process changed the files). */
+async function refreshCredentials(registry: ModelRegistry): Promise<void> {
+  try {
+    await registry.refresh();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new SessionError("internal", `Credentials cannot be read: ${error.message}`);
+    throw error;
+  }
+}
+
 /** The stored model when it is still usable, else the default; notes what changed. */
 async function chooseModel(registry: ModelRegistry, preferred: string | undefined, stored: string | undefined, notices: string[]): Promise<ModelClient> {
+  await refreshCredentials(registry);
   if (stored) {
     const found = registry.find(stored);
     if (!("kind" in found) && found.credential.ok) return await registry.createClient(found);

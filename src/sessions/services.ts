@@ -21,8 +21,21 @@ export interface AgentOptions {
   sessionDir?: string;
 }
 
+/**
+ * How a client that launched this agent can run its login in a terminal:
+ * set only when the agent is a local command of its client (`agent stdio`).
+ */
+export interface TerminalLogin {
+  /** The program and arguments that started this agent (clients of the older `_meta["terminal-auth"]` run it with `login` added). */
+  invocation: { command: string; args: string[] };
+  /** Variables the login needs to find the same home folder, when it is not the default one. */
+  env?: Record<string, string>;
+}
+
 /** The process-wide services every connection and session uses. */
 export interface AgentServices {
+  /** Set when clients may run the login in a terminal (see `TerminalLogin`). */
+  terminalLogin?: TerminalLogin;
   config: UserConfig;
   registry: ModelRegistry;
   options: AgentOptions;

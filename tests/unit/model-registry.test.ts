@@ -12,7 +12,7 @@ afterEach(() => {
 
 function registry(settings: Settings = {}, auth: AuthFile = {}) {
   for (const key of ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"]) delete process.env[key];
-  return () => new ModelRegistry({ providers: configuredProviders(settings), settings, auth, authPath: "/home/u/.acp-edge/auth.json" });
+  return () => new ModelRegistry({ credentials: { providers: configuredProviders(settings), auth }, settings });
 }
 
 const chosen = (value: unknown) => value as ModelChoice;

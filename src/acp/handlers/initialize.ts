@@ -3,23 +3,12 @@
  * @module
  */
 import { PACKAGE_VERSION } from "../../config/version.ts";
-import { AUTH_METHOD_ID } from "../errors.ts";
+import { authMethodsFor } from "../auth-methods.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { parseInitializeParams } from "../initialize-params.ts";
 import type { HandlerApp } from "../protocol-handlers.ts";
-import { methods, PROTOCOL_VERSION, type AuthMethod, type InitializeResponse } from "../sdk.ts";
+import { methods, PROTOCOL_VERSION, type InitializeResponse } from "../sdk.ts";
 import type { AgentServices } from "../../sessions/services.ts";
-
-/** The one auth method: credentials configured outside ACP. */
-export function authMethod(services: AgentServices): AuthMethod {
-  return {
-    id: AUTH_METHOD_ID,
-    name: "Configured credentials",
-    description:
-      `Uses API keys from ${services.config.paths.auth} or provider environment variables ` +
-      "(ANTHROPIC_API_KEY, OPENAI_API_KEY) and providers from settings.json. Keys are never collected over ACP.",
-  };
-}
 
 /** Registers `initialize` (through `protocolHandlers`, which also gates every other method on it). */
 export function registerInitialize(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
@@ -40,7 +29,7 @@ export function registerInitialize(app: HandlerApp, services: AgentServices, sta
         >["sessionCapabilities"],
         auth: { logout: {} },
       },
-      authMethods: [authMethod(services)],
+      authMethods: authMethodsFor(services, state.clientCapabilities),
       agentInfo: { name: "acp-edge", title: "acp-edge", version: PACKAGE_VERSION },
     };
     return answer;

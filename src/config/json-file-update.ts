@@ -61,6 +61,7 @@ export async function updateJsonFile(
       try {
         const raw = await readJsonValue(path);
         if (raw !== undefined) {
+          if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new ConfigError(`${path} must hold a JSON object`);
           checkJson(path, raw, schema);
           before = raw as JsonObject;
         }

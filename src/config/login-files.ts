@@ -19,6 +19,7 @@ export async function storeApiKey(paths: HomePaths, provider: string, key: strin
     paths.auth,
     AuthFileSchema,
     (current) => {
+      if (key === undefined && !(current && provider in current)) return undefined;
       const next: JsonObject = { ...current };
       if (key === undefined) delete next[provider];
       else next[provider] = { type: "api_key", key };

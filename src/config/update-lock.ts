@@ -9,6 +9,7 @@
  */
 import { hostIdentity, sameHost, type HostIdentity } from "../runtime/host-identity.ts";
 import { createExclusive, errorCode, hardLink, isNotFound, readTextFile, removeFile, rename } from "../runtime/fs.ts";
+import { log } from "../runtime/log.ts";
 import { waitForChange } from "../runtime/path-change.ts";
 import { isProcessAlive, processId, processStartTime } from "../runtime/process.ts";
 import { randomHex } from "../runtime/random-hex.ts";
@@ -78,6 +79,7 @@ export async function withUpdateLock<T>(target: string, task: () => Promise<T>):
   const text = `${JSON.stringify({ pid, ...(started ? { started } : {}), host: hostIdentity(), token })}\n`;
   const deadline = AbortSignal.timeout(WAIT_MS);
   let holder: Holder | undefined;
+  let announced = false;
   for (;;) {
     try {
       await createExclusive(lockPath, text, 0o600);
@@ -92,10 +94,12 @@ export async function withUpdateLock<T>(target: string, task: () => Promise<T>):
       await takeOver(lockPath, current);
       continue;
     }
+    const who = holder ? `process ${holder.pid}${sameHost(holder.host, hostIdentity()) ? "" : ` on ${holder.host.name}`}` : "another process";
+    if (!announced) log.info(`waiting for ${who} to finish changing ${target}`);
+    announced = true;
     try {
       await waitForChange(lockPath, deadline);
     } catch {
-      const who = holder ? `process ${holder.pid}${sameHost(holder.host, hostIdentity()) ? "" : ` on ${holder.host.name}`}` : "another process";
       throw new ConfigError(`${target} is being changed by ${who}; try again, or remove ${lockPath} if no acp-edge is running there`);
     }
   }

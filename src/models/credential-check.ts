@@ -37,7 +37,8 @@ export function classifyFailure(error: unknown, endpoint: ProviderEndpoint, mode
   if (status === undefined) return { ok: false, reason: "unreachable", message: words };
   if (status === 401 || status === 403) return { ok: false, reason: "refused", message: words };
   if (status === 429) return { ok: true, warning: `the provider accepted the key but is limiting requests (${words})` };
-  if ((status === 404 || status === 400 || status === 422) && /model/i.test(words)) {
+  // Every provider names the id in its refusal ("The model `x` does not exist", "model: x", "model \"x\" not found").
+  if ((status === 404 || status === 400 || status === 422) && words.toLowerCase().includes(modelId.toLowerCase())) {
     return { ok: false, reason: "unknown_model", message: `model "${modelId}": ${words}` };
   }
   if (status === 404 || status === 405) return { ok: false, reason: "endpoint", message: words };

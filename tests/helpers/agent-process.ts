@@ -89,7 +89,7 @@ export function spawnAgent(
 export async function runAgentCommand(
   runtime: RuntimeName | Launcher,
   args: string[],
-  options: { env?: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number } = {},
+  options: { env?: Record<string, string | undefined>; cwd?: string; input?: string | Uint8Array; timeoutMs?: number } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { command, args: fullArgs } = agentCommand(runtime, args);
   const cwd = options.cwd ?? (typeof runtime === "string" ? undefined : runtime.cwd) ?? ROOT;

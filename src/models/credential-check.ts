@@ -26,6 +26,19 @@ function detail(error: ModelError): string {
   return error.message.replace(/^[^:]*:\s*/, "");
 }
 
+/** Whether `text` names `modelId` as a word of its own (`m` is not named by "model"). */
+function namesModel(text: string, modelId: string): boolean {
+  const haystack = text.toLowerCase();
+  const needle = modelId.toLowerCase();
+  const partOfId = /[a-z0-9_.:/@-]/;
+  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) {
+    const before = haystack[at - 1] ?? " ";
+    const after = haystack[at + needle.length] ?? " ";
+    if (!partOfId.test(before) && !partOfId.test(after)) return true;
+  }
+  return false;
+}
+
 /** Sorts a failed request into what the person logging in must fix. */
 export function classifyFailure(error: unknown, endpoint: ProviderEndpoint, modelId: string): CheckResult {
   if (error instanceof DOMException && error.name === "TimeoutError") {
@@ -38,7 +51,7 @@ export function classifyFailure(error: unknown, endpoint: ProviderEndpoint, mode
   if (status === 401 || status === 403) return { ok: false, reason: "refused", message: words };
   if (status === 429) return { ok: true, warning: `the provider accepted the key but is limiting requests (${words})` };
   // Every provider names the id in its refusal ("The model `x` does not exist", "model: x", "model \"x\" not found").
-  if ((status === 404 || status === 400 || status === 422) && words.toLowerCase().includes(modelId.toLowerCase())) {
+  if ((status === 404 || status === 400 || status === 422) && namesModel(words, modelId)) {
     return { ok: false, reason: "unknown_model", message: `model "${modelId}": ${words}` };
   }
   if (status === 404 || status === 405) return { ok: false, reason: "endpoint", message: words };

@@ -2,18 +2,19 @@
 // the same deferred SDK schemas), kept split so what `initialize` does not need (the HTTP server,
 // child processes, the model stack) loads only when used; bytecode laid out in the order one start-up
 // of the binary runs it; the JIT reluctant until the agent is interactive (src/runtime/jit-policy.ts).
-// A project's .env and bunfig.toml are never loaded by the binary. Usage: node scripts/build-binary.mjs
+// A project's .env and bunfig.toml are never loaded by the binary.
+// Usage: node scripts/build-binary.mjs   (this machine's binary; scripts/release-archives.mjs imports
+// the same steps to build every platform's)
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const source = join(root, "dist", "cli.js");
 // The same scale the entry point sets on Bun, applied by the executable before any of its code runs.
 const startJitPolicy = Number(/START_JIT_POLICY = (\d+)/.exec(readFileSync(join(root, "src", "runtime", "jit-policy.ts"), "utf8"))?.[1] ?? 1);
-const binary = join(root, "release", "acp-edge");
 const bun = existsSync(join(root, "node_modules", ".bin", "bun")) ? join(root, "node_modules", ".bin", "bun") : "bun";
 
 function run(command, args, options = {}) {
@@ -21,11 +22,27 @@ function run(command, args, options = {}) {
   if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${result.status ?? result.signal})`);
 }
 
-const compile = (extra = []) =>
-  run(bun, ["build", "--compile", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--minify", "--splitting", "--bytecode", "--format=esm", `--compile-jit-policy=${startJitPolicy}`, ...extra, source, "--outfile", binary]);
+/** Builds dist/ (the code every binary is compiled from). */
+export function buildDist() {
+  run(process.execPath, [join(root, "scripts", "build.mjs")]);
+}
 
-/** Starts the binary once, answers `initialize`, and returns the order file it wrote (or undefined). */
-async function recordStartOrder(work) {
+/**
+ * Compiles dist/cli.js into `outfile`; `target` is Bun's (`bun-linux-arm64`…; this machine's when
+ * omitted; other platforms' runtimes are downloaded by bun), `order` a recorded start-up order.
+ */
+export function compileBinary({ outfile, target, order }) {
+  run(bun, [
+    "build", "--compile", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--minify", "--splitting", "--bytecode", "--format=esm",
+    `--compile-jit-policy=${startJitPolicy}`,
+    ...(target ? [`--target=${target}`] : []),
+    ...(order ? [`--bytecode-order=${order}`] : []),
+    source, "--outfile", outfile,
+  ]);
+}
+
+/** Starts `binary` once, answers `initialize`, and returns the order file it wrote into `work` (or undefined). */
+export async function recordStartOrder(binary, work) {
   const order = join(work, "order.txt");
   const child = spawn(binary, ["agent", "stdio"], {
     cwd: work,
@@ -45,13 +62,21 @@ async function recordStartOrder(work) {
   return existsSync(order) && statSync(order).size > 0 ? order : undefined;
 }
 
-run(process.execPath, [join(root, "scripts", "build.mjs")]);
-compile();
-const work = mkdtempSync(join(tmpdir(), "acp-edge-binary-"));
-try {
-  const order = await recordStartOrder(work);
-  if (order) compile([`--bytecode-order=${order}`]);
+/** This machine's binary at `outfile`, its bytecode in recorded start-up order; resolves with the order file (in `work`). */
+export async function buildHostBinary(outfile, work) {
+  compileBinary({ outfile });
+  const order = await recordStartOrder(outfile, work);
+  if (order) compileBinary({ outfile, order });
   else console.warn("build-binary: no start-up order was recorded; the binary keeps the default bytecode layout");
-} finally {
-  rmSync(work, { recursive: true, force: true });
+  return order;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  buildDist();
+  const work = mkdtempSync(join(tmpdir(), "acp-edge-binary-"));
+  try {
+    await buildHostBinary(join(root, "release", "acp-edge"), work);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }

@@ -9,6 +9,11 @@ Usage:
   acp-edge agent serve [options]   HTTP + WebSocket server (loopback by default)
   acp-edge demo                    offline end-to-end run against the built-in scripted model
   acp-edge models                  list models and whether each has credentials
+  acp-edge login                   store a provider's key (a dialogue on a terminal; the key is never shown)
+  acp-edge login --provider P [--base-url URL --model ID] [--no-verify] < key
+                                   the same for scripts: the key on standard input, never on the command line
+  acp-edge login --status          which providers have credentials, and from where (never the key)
+  acp-edge logout [PROVIDER]       remove stored keys (all of them without a provider)
   acp-edge --version | --help
 
 Options:
@@ -25,6 +30,7 @@ Serve options:
   --token-file FILE          bearer token file (env ACP_EDGE_TOKEN also accepted; default <home>/api-token)
   --allow-remote             allow a non-loopback bind (traffic is plaintext)
 
-Credentials: ANTHROPIC_API_KEY, OPENAI_API_KEY (base URLs: ANTHROPIC_BASE_URL, OPENAI_BASE_URL),
-<home>/auth.json, or custom providers in <home>/settings.json. See docs/configuration.md.
+Credentials: acp-edge login (<home>/auth.json, mode 0600), ANTHROPIC_API_KEY, OPENAI_API_KEY (base
+URLs: ANTHROPIC_BASE_URL, OPENAI_BASE_URL), or custom providers in <home>/settings.json. A running
+agent sees a new login at its next session. See docs/configuration.md.
 `;

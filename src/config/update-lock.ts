@@ -8,11 +8,12 @@
  * @module
  */
 import { hostIdentity, sameHost, type HostIdentity } from "../runtime/host-identity.ts";
-import { createExclusive, errorCode, hardLink, isNotFound, readTextFile, removeFile, rename } from "../runtime/fs.ts";
+import { createExclusive, errorCode, isNotFound, readTextFile, removeFile } from "../runtime/fs.ts";
 import { log } from "../runtime/log.ts";
 import { waitForChange } from "../runtime/path-change.ts";
 import { isProcessAlive, processId, processStartTime } from "../runtime/process.ts";
 import { randomHex } from "../runtime/random-hex.ts";
+import { removeStaleLock } from "../runtime/stale-lock.ts";
 import { ConfigError } from "./settings.ts";
 
 /** How long a writer waits for another to finish before giving up with an error. */
@@ -53,22 +54,6 @@ async function readIfPresent(path: string): Promise<string | undefined> {
   }
 }
 
-/**
- * Removes a stale lock whose text was `staleText`: moved aside first, so a
- * lock someone created since (another waiter was quicker) is put back.
- */
-async function takeOver(lockPath: string, staleText: string): Promise<void> {
-  const aside = `${lockPath}.${randomHex(6)}.stale`;
-  try {
-    await rename(lockPath, aside);
-  } catch (error) {
-    if (isNotFound(error)) return;
-    throw error;
-  }
-  const moved = await readIfPresent(aside);
-  if (moved !== staleText) await hardLink(aside, lockPath).catch(() => undefined);
-  await removeFile(aside);
-}
 
 /** Runs `task` while holding `<target>.lock`; throws `ConfigError` when the lock cannot be had. */
 export async function withUpdateLock<T>(target: string, task: () => Promise<T>): Promise<T> {
@@ -91,7 +76,7 @@ export async function withUpdateLock<T>(target: string, task: () => Promise<T>):
     if (current === undefined) continue;
     holder = parseHolder(current);
     if (holder && isStale(holder)) {
-      await takeOver(lockPath, current);
+      await removeStaleLock(lockPath, current, (text) => parseHolder(text) !== undefined);
       continue;
     }
     const who = holder ? `process ${holder.pid}${sameHost(holder.host, hostIdentity()) ? "" : ` on ${holder.host.name}`}` : "another process";

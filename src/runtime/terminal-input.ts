@@ -4,6 +4,7 @@
  * program echoes it, or the whole input when it is a pipe or a file.
  * @module
  */
+import { Buffer } from "node:buffer";
 import process from "node:process";
 import { redact } from "./secrets.ts";
 
@@ -84,13 +85,7 @@ export async function readStdinToEnd(limit: number): Promise<Uint8Array> {
     }
     chunks.push(bytes);
   }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
+  return new Uint8Array(Buffer.concat(chunks));
 }
 
 /** Writes text to standard error as it is (a prompt stays on its line), with secrets hidden. */

@@ -17,12 +17,13 @@
  * it was suspended) marks it lost, and its journal stops appending.
  * @module
  */
-import { createExclusive, errorCode, isNotFound, readTextFile, removeFile, rename, setFileTimes, statOrUndefined } from "../runtime/fs.ts";
+import { createExclusive, errorCode, isNotFound, readTextFile, removeFile, setFileTimes, statOrUndefined } from "../runtime/fs.ts";
 import { sameHost } from "../runtime/host-identity.ts";
 import { isProcessAlive, processStartTime } from "../runtime/process.ts";
 import { repeatInBackground } from "../runtime/timers.ts";
 import { newLockRecord, parseLockRecord, type LockRecord, type LockSettings } from "./lock-record.ts";
 import { randomHex } from "../runtime/random-hex.ts";
+import { removeStaleLock } from "../runtime/stale-lock.ts";
 import { StoreError } from "./types.ts";
 
 /** A held lock. */
@@ -65,7 +66,7 @@ export async function acquireSessionLock(lockPath: string, sessionId: string, se
     }
     const state = await inspectLock(lockPath, settings);
     if (state.kind === "own" || state.kind === "other") throw lockedError(sessionId, state);
-    if (state.kind === "stale") await removeStale(lockPath, state.content).catch((error) => {
+    if (state.kind === "stale") await removeStaleLock(lockPath, state.content, (text) => parseLockRecord(text) !== undefined).catch((error) => {
       throw ioError(sessionId, "take over the stale lock of", error);
     });
     // free (removed meanwhile) or stale (just removed): try again.
@@ -169,26 +170,6 @@ async function stillOurs(lockPath: string, token: string): Promise<boolean | und
   }
 }
 
-/**
- * Moves the stale lock aside before deleting it, so two processes taking over
- * the same stale lock cannot both succeed: the second one's rename either
- * finds nothing or grabs the first one's fresh lock, which it puts back.
- */
-async function removeStale(lockPath: string, staleContent: string): Promise<void> {
-  const aside = `${lockPath}.${randomHex(8)}.stale`;
-  try {
-    await rename(lockPath, aside);
-  } catch (error) {
-    if (isNotFound(error)) return;
-    throw error;
-  }
-  const moved = await readTextFile(aside).catch(() => "");
-  if (moved !== staleContent && parseLockRecord(moved) !== undefined) {
-    await rename(aside, lockPath).catch(() => undefined);
-    return;
-  }
-  await removeFile(aside);
-}
 
 /** StoreError("io") naming what failed on which session. */
 export function ioError(sessionId: string, action: string, error: unknown): StoreError {

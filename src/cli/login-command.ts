@@ -12,6 +12,7 @@ import { storeApiKey, storeEndpoint } from "../config/login-files.ts";
 import { configuredProviders, type ProviderConfig } from "../config/providers.ts";
 import { loadUserSettings } from "../config/settings.ts";
 import { checkCredential, type CheckResult } from "../models/credential-check.ts";
+import type { ProviderEndpoint } from "../models/types.ts";
 import { printError, printOut } from "../runtime/log.ts";
 import { env } from "../runtime/process.ts";
 import { registerSecret } from "../runtime/secrets.ts";
@@ -107,10 +108,10 @@ function pick(options: CliOptions): { baseUrl?: string; model?: string } {
   return { ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}), ...(options.model !== undefined ? { model: options.model } : {}) };
 }
 
-function endpointOf(target: LoginTarget, key: string | undefined) {
+function endpointOf(target: LoginTarget, key: string | undefined): ProviderEndpoint {
   return {
     provider: target.provider,
-    api: target.api === "faux" ? ("openai-compatible" as const) : target.api,
+    api: target.api,
     ...(target.baseUrl ? { baseUrl: target.baseUrl } : {}),
     ...(key ? { apiKey: key } : {}),
     ...(target.headers ? { headers: target.headers } : {}),

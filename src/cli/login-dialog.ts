@@ -56,10 +56,8 @@ export async function askTarget(prompt: TerminalPrompt, providers: readonly Prov
 }
 
 /** Base URL, model id and name of a new OpenAI-compatible endpoint (a known name updates that provider). */
-export async function askEndpoint(prompt: TerminalPrompt, providers: readonly ProviderConfig[], preset: { baseUrl?: string } = {}): Promise<Answer<LoginTarget>> {
-  const baseUrl = preset.baseUrl
-    ? { value: preset.baseUrl }
-    : await askUntilValid(prompt, "Base URL (for example http://127.0.0.1:11434/v1): ", checkBaseUrl);
+export async function askEndpoint(prompt: TerminalPrompt, providers: readonly ProviderConfig[]): Promise<Answer<LoginTarget>> {
+  const baseUrl = await askUntilValid(prompt, "Base URL (for example http://127.0.0.1:11434/v1): ", checkBaseUrl);
   if (baseUrl === "cancelled") return baseUrl;
   const modelId = await askUntilValid(prompt, "Model id: ", checkModelId);
   if (modelId === "cancelled") return modelId;

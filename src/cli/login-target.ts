@@ -7,13 +7,14 @@
  */
 import type { ProviderConfig } from "../config/providers.ts";
 import { CHECK_MODELS } from "../models/credential-check.ts";
+import type { ProviderApi } from "../models/types.ts";
 import { UsageError } from "./options.ts";
 
 /** One login's provider, endpoint and check model. */
 export interface LoginTarget {
   /** The name the key is stored under. */
   provider: string;
-  api: ProviderConfig["api"];
+  api: ProviderApi;
   baseUrl?: string;
   headers?: Record<string, string>;
   /** The model of the check request. */
@@ -90,7 +91,8 @@ export function loginModelId(model: string | undefined, provider: string, provid
 
 /** The target for a provider that exists (built in or in settings), checked with `modelId` when given. */
 export function knownTarget(provider: ProviderConfig, modelId: string | undefined, baseUrl: string | undefined): LoginTarget {
-  if (provider.api === "faux") throw new UsageError(`${provider.name} is offline and needs no key`);
+  const api = provider.api;
+  if (api === "faux") throw new UsageError(`${provider.name} is offline and needs no key`);
   if (provider.builtIn && baseUrl !== undefined) {
     throw new UsageError(`--base-url is for endpoints of one's own; ${provider.apiKeyEnv?.replace(/_API_KEY$/, "_BASE_URL")} sets the base URL of ${provider.name}`);
   }
@@ -100,7 +102,7 @@ export function knownTarget(provider: ProviderConfig, modelId: string | undefine
   const url = baseUrl ?? provider.baseUrl;
   return {
     provider: provider.name,
-    api: provider.api,
+    api,
     ...(url ? { baseUrl: url } : {}),
     ...(provider.headers ? { headers: provider.headers } : {}),
     modelId: model,

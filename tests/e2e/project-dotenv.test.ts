@@ -41,7 +41,7 @@ for (const { name, runtime, bun } of launchers) {
       expect(result.code).toBe(0);
       expect(result.stdout).toContain("anthropic/claude-sonnet-4-5");
       expect(result.stdout).not.toMatch(/claude-sonnet-4-5\s+\S+\s+yes/);
-      for (const line of result.stdout.split("\n").filter((l) => /^(anthropic|openai)\//.test(l))) expect(line).toContain("no — set");
+      for (const line of result.stdout.split("\n").filter((l) => /^(anthropic|openai)\//.test(l))) expect(line).toContain("no — run `acp-edge login");
       expect(result.stdout + result.stderr).not.toContain("from-a-project-dotenv");
       expect(result.stdout + result.stderr).not.toContain("from-env-development");
       // Bun loaded the files before the agent started; the agent says what it undid, by name only.
@@ -56,8 +56,8 @@ for (const { name, runtime, bun } of launchers) {
       expect(result.code).toBe(0);
       const openai = result.stdout.split("\n").filter((l) => l.startsWith("openai/"));
       expect(openai.length).toBeGreaterThan(0);
-      for (const line of openai) expect(line).not.toContain("no — set");
-      for (const line of result.stdout.split("\n").filter((l) => l.startsWith("anthropic/"))) expect(line).toContain("no — set");
+      for (const line of openai) expect(line).not.toContain("no — run `acp-edge login");
+      for (const line of result.stdout.split("\n").filter((l) => l.startsWith("anthropic/"))) expect(line).toContain("no — run `acp-edge login");
     });
   });
 }

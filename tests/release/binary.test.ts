@@ -40,7 +40,7 @@ describe("release/acp-edge (compiled with bun)", () => {
     const result = await runAgentCommand(binary, ["models"], { cwd: sandbox.project, env: { ACP_EDGE_HOME: sandbox.home } });
     expect(result.code).toBe(0);
     expect(existsSync(join(sandbox.project, "preload-ran"))).toBe(false);
-    for (const line of result.stdout.split("\n").filter((l) => l.startsWith("anthropic/"))) expect(line).toContain("no — set");
+    for (const line of result.stdout.split("\n").filter((l) => l.startsWith("anthropic/"))) expect(line).toContain("no — run `acp-edge login");
   });
 
   test("agent serve: /healthz, a WebSocket turn, SIGTERM exits 0, session kept", async () => {

@@ -8,6 +8,7 @@ import { copyFileSync, chmodSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeSandbox, ROOT, runAgentCommand, type Launcher, type Sandbox } from "../helpers/agent-process.ts";
 import { checkServeTurn, checkStdioTurn, checkVersion } from "../helpers/artifact-checks.ts";
+import { checkLoginRelaunch } from "../helpers/login-relaunch.ts";
 
 let sandbox: Sandbox;
 let binary: Launcher;
@@ -31,6 +32,10 @@ describe("release/acp-edge (compiled with bun)", () => {
 
   test("agent stdio: initialize and one turn", async () => {
     await checkStdioTurn(binary, sandbox, "the binary answers");
+  });
+
+  test("both terminal-login command lines the agent gives a client run its login", async () => {
+    await checkLoginRelaunch(binary, sandbox);
   });
 
   test("started in a hostile project: its bunfig.toml preload never runs and its .env sets nothing", async () => {

@@ -10,6 +10,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { makeSandbox, ROOT, RUNTIMES, type Launcher, type RuntimeName, type Sandbox } from "../helpers/agent-process.ts";
 import { checkServeTurn, checkStdioTurn, checkVersion } from "../helpers/artifact-checks.ts";
+import { checkLoginRelaunch } from "../helpers/login-relaunch.ts";
 
 const BIN = join(ROOT, "node_modules", ".bin");
 let sandbox: Sandbox;
@@ -77,6 +78,10 @@ describe.each(RUNTIMES)("installed package on %s", (runtime) => {
 
   test(`${how[runtime]} agent stdio: initialize and one turn`, async () => {
     await checkStdioTurn(launcher(runtime), sandbox, `installed package on ${runtime}`, caches());
+  });
+
+  test(`${how[runtime]}: both terminal-login command lines the agent gives a client run its login`, async () => {
+    await checkLoginRelaunch(launcher(runtime), sandbox, caches());
   });
 
   // npm exec does not pass on the agent's exit status after a signal, so the SIGTERM check on node

@@ -54,7 +54,6 @@ async function readIfPresent(path: string): Promise<string | undefined> {
   }
 }
 
-
 /** Runs `task` while holding `<target>.lock`; throws `ConfigError` when the lock cannot be had. */
 export async function withUpdateLock<T>(target: string, task: () => Promise<T>): Promise<T> {
   const lockPath = `${target}.lock`;

@@ -3,7 +3,7 @@
  * acp-edge supports, sharing the process's services.
  * @module
  */
-import { guardConnection, type MessageStreamPair } from "./connection-guard.ts";
+import { guardConnection, type GuardOptions, type MessageStreamPair } from "./connection-guard.ts";
 import { redactOutbound } from "./outbound-redaction.ts";
 import { newConnectionState, type ConnectionState, type SessionScope } from "./connection-state.ts";
 import { detachClient } from "../sessions/session-attach.ts";
@@ -71,9 +71,10 @@ export function createAgentApp(services: AgentServices, scope?: SessionScope, se
  * has ended, the turns of the sessions it opened are cancelled (answered
  * `cancelled`), every request already received is answered, and its sessions
  * are released. Every transport (stdio, WebSocket, Streamable HTTP) goes
- * through here, so all get the same guard and outbound redaction.
+ * through here, so all get the same guard and outbound redaction. `watch`
+ * hears when the connection starts and stops owing its client an answer.
  */
-export function connectAgent(services: AgentServices, stream: MessageStreamPair, scope?: SessionScope): { closed: Promise<void> } {
+export function connectAgent(services: AgentServices, stream: MessageStreamPair, scope?: SessionScope, watch?: Pick<GuardOptions, "onBusyChange">): { closed: Promise<void> } {
   const { app, state } = createAgentApp(services, scope, stream.sendSerialised);
   const cancelOwnTurns = () => {
     // A prompt of this client still getting ready (tools, context files, the prompt's files) sees this before its turn starts.
@@ -83,7 +84,7 @@ export function connectAgent(services: AgentServices, stream: MessageStreamPair,
       if (live?.turnOwner === state.id) live.agent.cancel("the client disconnected");
     }
   };
-  const connection: AgentConnection = app.connect(guardConnection(redactOutbound(stream), { onInputEnd: cancelOwnTurns }) as unknown as Stream);
+  const connection: AgentConnection = app.connect(guardConnection(redactOutbound(stream), { onInputEnd: cancelOwnTurns, ...watch }) as unknown as Stream);
   const closed = (async () => {
     await connection.closed;
     await detachAll(services, state);

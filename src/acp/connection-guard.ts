@@ -32,6 +32,8 @@ export interface MessageStreamPair {
 export interface GuardOptions {
   /** Called once when the client's input ends, before waiting for outstanding answers. */
   onInputEnd(): void;
+  /** Called when the connection starts or stops owing its client an answer (a running turn is one). */
+  onBusyChange?(busy: boolean): void;
   /** Longest wait for outstanding answers after end of input. */
   drainTimeoutMs?: number;
   /** Longest time messages after `initialize` wait for its answer before they go on regardless. */
@@ -54,11 +56,16 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
   let initialize: { id: JsonRpcId; release(): void } | undefined;
   let gate: Promise<void> = Promise.resolve();
 
+  const received = (id: JsonRpcId) => {
+    outstanding.set(id, (outstanding.get(id) ?? 0) + 1);
+    if (outstanding.size === 1 && outstanding.get(id) === 1) options.onBusyChange?.(true);
+  };
   const answered = (id: unknown) => {
     const count = outstanding.get(id as JsonRpcId);
     if (count === undefined) return;
     if (count > 1) outstanding.set(id as JsonRpcId, count - 1);
     else outstanding.delete(id as JsonRpcId);
+    if (outstanding.size === 0) options.onBusyChange?.(false);
     if (initialize && Object.is(initialize.id, id)) initialize.release();
     if (drained && outstanding.size === 0) drained();
   };
@@ -66,6 +73,7 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
   let gone = false;
   const clientGone = () => {
     gone = true;
+    if (outstanding.size > 0) options.onBusyChange?.(false);
     outstanding.clear();
     initialize?.release();
     drained?.();
@@ -97,7 +105,7 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
           return;
         }
         if (envelope.kind === "request" && !gone) {
-          outstanding.set(envelope.id, (outstanding.get(envelope.id) ?? 0) + 1);
+          received(envelope.id);
           if (envelope.method === "initialize") {
             let release!: () => void;
             const released = new Promise<void>((resolve) => (release = resolve));

@@ -4,6 +4,7 @@
  * @module
  */
 import { APPROVAL_MODES, type ApprovalMode } from "../config/settings-schema.ts";
+import { canonicalOrigin } from "../config/web-origin.ts";
 import type { LogLevel } from "../runtime/log.ts";
 
 export class UsageError extends Error {
@@ -23,6 +24,10 @@ export interface CliOptions {
   port?: number;
   tokenFile?: string;
   allowRemote: boolean;
+  /** `--http-idle-timeout`: seconds before an idle Streamable HTTP connection is closed. */
+  httpIdleTimeoutSeconds?: number;
+  /** `--allow-origin`, each time it is given: web origins allowed besides the server's own. */
+  allowOrigins?: string[];
 }
 
 export interface ParsedCommand {
@@ -67,6 +72,25 @@ const SPECS: Record<string, Spec> = {
   },
   "--token-file": { takesValue: true, commands: ["agent serve"], apply: (o, v) => void (o.tokenFile = v) },
   "--allow-remote": { takesValue: false, commands: ["agent serve"], apply: (o) => void (o.allowRemote = true) },
+  "--http-idle-timeout": {
+    takesValue: true,
+    commands: ["agent serve"],
+    apply: (o, v) => {
+      const seconds = Number(v);
+      // A day at most: longer would overflow the timer that keeps the deadline.
+      if (!/^\d+(\.\d+)?$/.test(v) || seconds <= 0 || seconds > 86_400) throw new UsageError(`--http-idle-timeout must be a number of seconds above 0, at most 86400 (got "${v}")`);
+      o.httpIdleTimeoutSeconds = seconds;
+    },
+  },
+  "--allow-origin": {
+    takesValue: true,
+    commands: ["agent serve"],
+    apply: (o, v) => {
+      const origin = canonicalOrigin(v);
+      if (origin === undefined) throw new UsageError(`--allow-origin must be an origin like http://localhost:3000: scheme, host and optional port, nothing else (got "${v.slice(0, 80)}")`);
+      (o.allowOrigins ??= []).push(origin);
+    },
+  },
 };
 
 /** Parses `argv` (without the runtime and script); throws `UsageError` with a one-line reason. */

@@ -3,8 +3,10 @@
 //              Content-Length that lies (says 1,000 bytes, sends 100 MB; says 100 MB, sends 10 bytes and stalls), a
 //              slow trickle (a byte every 20 ms for 5 s), four concurrent 480 MB bodies; then POST /acp with four
 //              concurrent 100 MB bodies (its limit is the 16 MiB message limit);
-//   abandoned: 64 `initialize` POSTs to /acp that never DELETE, then a new WebSocket and a new HTTP client; then
-//              1,000 more abandoned `initialize` POSTs, each followed by a WebSocket client.
+//   abandoned: 64 `initialize` POSTs to /acp that never DELETE, then a new WebSocket and a new HTTP client, at once
+//              and again after the Retry-After they were given; then 1,000 more abandoned `initialize` POSTs, each
+//              followed by a WebSocket client; and on a server with `--http-idle-timeout 5`, 64 abandoned
+//              connections and what is left of them 6 s later.
 // Each line: what was sent, the answer (status, answer bytes, bytes the server took before answering), and the
 // server's peak RSS during that attack (VmHWM, reset through /proc/PID/clear_refs before each one).
 // Usage: npm run build && node bench/serve-hostile.mjs [--runtimes node,bun,deno] [--only bodies|abandoned]
@@ -33,7 +35,7 @@ const commands = {
 };
 const MB = 1_000_000;
 
-async function startServer(runtime) {
+async function startServer(runtime, args = []) {
   const work = mkdtempSync(join(tmpdir(), "acp-edge-hostile-"));
   const home = join(work, "home");
   const project = join(work, "project");
@@ -41,7 +43,7 @@ async function startServer(runtime) {
   writeFileSync(join(home, "settings.json"), "{}");
   const [command, prefix] = commands[runtime];
   // A minimal environment: nothing of this shell reaches the measured process.
-  const child = spawn(command, [...prefix, "agent", "serve", "--port", "0", "--model", "faux/echo"], {
+  const child = spawn(command, [...prefix, "agent", "serve", "--port", "0", "--model", "faux/echo", ...args], {
     env: { PATH: process.env.PATH, HOME: work, ACP_EDGE_HOME: home, ACP_EDGE_TOKEN: token },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -240,13 +242,22 @@ function webSocketStatus(url) {
   });
 }
 
+const capabilities = async (url) => (await (await fetch(`${url}/v1/capabilities`, { headers: { Authorization: `Bearer ${token}` } })).json()).connections;
+
 async function abandoned(server) {
   await measured(server, "64 abandoned initialize POSTs", async () => {
     const statuses = [];
     for (let i = 0; i < 64; i += 1) statuses.push((await initialize(server.url)).status);
     const ws = await webSocketStatus(server.url);
     const http = await initialize(server.url);
-    return `initializes ${summary(statuses)}; then a WebSocket client ${ws}, an HTTP client ${http.status}`;
+    return `initializes ${summary(statuses)}; at once a WebSocket client ${ws}, an HTTP client ${http.status} (Retry-After ${http.headers.get("retry-after")})`;
+  });
+  await measured(server, "the same after Retry-After", async () => {
+    const wait = Number((await initialize(server.url)).headers.get("retry-after") ?? 0);
+    await new Promise((r) => setTimeout(r, wait * 1000 + 100));
+    const ws = await webSocketStatus(server.url);
+    const http = await initialize(server.url);
+    return `after ${wait} s a WebSocket client ${ws}, an HTTP client ${http.status}; open ${JSON.stringify(await capabilities(server.url))}`;
   });
   await measured(server, "1,000 more abandoned, each then a WebSocket", async () => {
     const statuses = [];
@@ -259,17 +270,33 @@ async function abandoned(server) {
   });
 }
 
+/** With a 5 s idle timeout: 64 abandoned connections are all closed at their deadlines. */
+async function reaped(server) {
+  await measured(server, "64 abandoned, --http-idle-timeout 5", async () => {
+    for (let i = 0; i < 64; i += 1) await initialize(server.url);
+    const before = await capabilities(server.url);
+    await new Promise((r) => setTimeout(r, 6000));
+    const after = await capabilities(server.url);
+    return `open ${before.open} → ${after.open} 6 s later; then a WebSocket client ${await webSocketStatus(server.url)}, an HTTP client ${(await initialize(server.url)).status}`;
+  });
+}
+
 const summary = (statuses) =>
   Object.entries(statuses.reduce((n, s) => ({ ...n, [s]: (n[s] ?? 0) + 1 }), {}))
     .map(([status, count]) => `${count}× ${status}`)
     .join(", ");
 
 async function abandonedOnce(runtime) {
-  const server = await startServer(runtime);
-  try {
-    await abandoned(server);
-  } finally {
-    server.stop();
+  for (const [run, args] of [
+    [abandoned, []],
+    [reaped, ["--http-idle-timeout", "5"]],
+  ]) {
+    const server = await startServer(runtime, args);
+    try {
+      await run(server);
+    } finally {
+      server.stop();
+    }
   }
 }
 

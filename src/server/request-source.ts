@@ -18,7 +18,20 @@ export interface RequestSourcePolicy {
   allowedOrigins: ReadonlySet<string>;
 }
 
-const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
+/** Whether `Host` names this machine's loopback interface — `localhost`, `127.x.x.x`, `[::1]`, any port — as written. */
+function isLoopbackHost(host: string): boolean {
+  // Name and port only: no user info, path or whitespace for a parser to read differently.
+  const written = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/.exec(host)?.[1]?.toLowerCase();
+  if (written === undefined) return false;
+  let name: string;
+  try {
+    name = new URL(`http://${host}`).hostname;
+  } catch {
+    return false;
+  }
+  // Only the canonical spelling: `127.1` or `127.0.0.1.` reach the same address, but no client needs them.
+  return name === written && (name === "localhost" || name === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name));
+}
 
 /** Whether `origin` is the origin the request was addressed to: same host and port, as `Host` names them. */
 function isOwnOrigin(origin: string, host: string): boolean {
@@ -33,7 +46,7 @@ function isOwnOrigin(origin: string, host: string): boolean {
 /** The 403 for a request from a source the policy does not accept, or undefined to go on. */
 export function sourceRefusal(request: Request, policy: RequestSourcePolicy): Response | undefined {
   const host = request.headers.get("host") ?? "";
-  if (policy.loopbackHostOnly && !LOOPBACK_HOST.test(host)) {
+  if (policy.loopbackHostOnly && !isLoopbackHost(host)) {
     return jsonError(403, "host_not_allowed", `this server answers requests addressed to localhost, 127.0.0.1 or [::1] only, not ${JSON.stringify(excerpt(host, 64))}`);
   }
   const origin = request.headers.get("origin");

@@ -9,17 +9,13 @@
  * on a stream), not for time. (Server memory: bench/serve-hostile.mjs.)
  */
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
-import { acp, agentText, connectStream, initialize } from "../helpers/acp-client.ts";
-import { makeSandbox, RUNTIMES } from "../helpers/agent-process.ts";
+import { acp, agentText, initialize } from "../helpers/acp-client.ts";
+import { RUNTIMES } from "../helpers/agent-process.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 import { openRawConnection, type RawAcpConnection, type RawEventStream } from "../helpers/raw-acp-http.ts";
-import { bearer, connectWs, startServe, SUBPROTOCOL, TOKEN, tryUpgrade, type ServeProcess } from "../helpers/serve-process.ts";
+import { bearer, connectHttp, connectWs, startScriptedServe, SUBPROTOCOL, TOKEN, tryUpgrade, type ServeProcess } from "../helpers/serve-process.ts";
 
 const { methods } = acp;
-const connectHttp = (url: string) => connectStream(createHttpStream(`${url}/acp`, { headers: bearer(TOKEN) }));
 const capabilities = async (server: ServeProcess) =>
   (await (await fetch(`${server.url}/v1/capabilities`, { headers: bearer(TOKEN) })).json()) as { connections: { open: number; http: number; httpIdle: number } };
 
@@ -31,19 +27,7 @@ async function waitForIdle(server: ServeProcess, count: number) {
   }
 }
 
-async function setup(runtime: (typeof RUNTIMES)[number], serve: Record<string, unknown>, script: unknown[], args: string[] = []) {
-  const sandbox = makeSandbox();
-  writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ serve }));
-  const server = await startServe(runtime, sandbox, { args: ["--model", "faux/script", ...args], script: sandbox.write("script.json", JSON.stringify(script)) });
-  return {
-    sandbox,
-    server,
-    async close() {
-      await server.stop("SIGKILL");
-      sandbox.cleanup();
-    },
-  };
-}
+const setup = (runtime: (typeof RUNTIMES)[number], serve: Record<string, unknown>, script: unknown[], args: string[] = []) => startScriptedServe(runtime, script, { serve }, args);
 
 /** Opens `count` connections with `initialize` and leaves them: no stream, no DELETE. */
 async function abandon(server: ServeProcess, count: number): Promise<RawAcpConnection[]> {
@@ -96,7 +80,7 @@ describe.each(RUNTIMES)("idle Streamable HTTP connections on %s", (runtime) => {
       expect((await capabilities(env.server)).connections).toMatchObject({ open: 64, http: 64 });
       const overWs = connectWs(`${env.server.wsUrl}/acp`, TOKEN);
       await initialize(overWs);
-      const overHttp = connectHttp(env.server.url);
+      const overHttp = connectHttp(env.server.url, TOKEN);
       await initialize(overHttp);
       const { sessionId } = await overHttp.agent.request(methods.agent.session.new, { cwd: env.sandbox.project, mcpServers: [] });
       expect((await overHttp.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] })).stopReason).toBe("end_turn");
@@ -169,7 +153,7 @@ describe.each(RUNTIMES)("idle Streamable HTTP connections on %s", (runtime) => {
       expect((await waiting.finish()).result.stopReason).toBe("end_turn");
       const overWs = connectWs(`${env.server.wsUrl}/acp`, TOKEN);
       await initialize(overWs);
-      const again = connectHttp(env.server.url);
+      const again = connectHttp(env.server.url, TOKEN);
       await initialize(again);
       // The vanished client's session loads on a new connection, history and all.
       await again.agent.request(methods.agent.session.load, { sessionId, cwd: env.sandbox.project, mcpServers: [] });
@@ -187,7 +171,7 @@ describe.each(RUNTIMES)("idle Streamable HTTP connections on %s", (runtime) => {
   test("a client silent for 12 s keeps its event stream and its connection", async () => {
     const env = await setup(runtime, {}, [{ text: "still here" }]);
     try {
-      const client = connectHttp(env.server.url);
+      const client = connectHttp(env.server.url, TOKEN);
       await initialize(client);
       await new Promise((resolve) => setTimeout(resolve, 12_000));
       const { sessionId } = await client.agent.request(methods.agent.session.new, { cwd: env.sandbox.project, mcpServers: [] });

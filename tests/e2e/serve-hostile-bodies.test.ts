@@ -108,7 +108,16 @@ describe.each(RUNTIMES)("hostile HTTP bodies on %s", (runtime) => {
     expectRefused(await post("/acp", { streamBytes: 2 * MB, chunked: true }), 413, "message_too_large");
   });
 
-  test("a body at the limit is read; errors quote what was sent only as an excerpt", async () => {
+  test("the limit is exact: a body of 64 KiB is read, one byte more is refused, with or without a length", async () => {
+    const json = JSON.stringify({ cwd: sandbox.project });
+    const padded = (size: number) => json + " ".repeat(size - Buffer.byteLength(json));
+    for (const chunked of [false, true]) {
+      expect({ chunked, status: (await post("/v1/sessions", { body: padded(REST_LIMIT), chunked })).status }).toEqual({ chunked, status: 201 });
+      expectRefused(await post("/v1/sessions", { body: padded(REST_LIMIT + 1), chunked }), 413, "body_too_large");
+    }
+  });
+
+  test("errors quote what was sent only as an excerpt", async () => {
     const long = "x".repeat(REST_LIMIT - 100);
     const cases: Array<[unknown, string]> = [
       [{ cwd: `/${long}` }, "cwd is not an existing directory"],

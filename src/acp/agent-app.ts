@@ -3,7 +3,7 @@
  * acp-edge supports, sharing the process's services.
  * @module
  */
-import { guardConnection, type GuardedConnection, type MessageStreamPair } from "./connection-guard.ts";
+import { guardConnection, type GuardedConnection, type GuardOptions, type MessageStreamPair } from "./connection-guard.ts";
 import { redactOutbound } from "./outbound-redaction.ts";
 import { newConnectionState, type ConnectionState, type SessionScope } from "./connection-state.ts";
 import { cancelTurnsOf, detachClient } from "../sessions/session-attach.ts";
@@ -70,9 +70,10 @@ export interface ServedConnection {
  * has ended, the turns of the sessions it opened are cancelled (answered
  * `cancelled`), every request already received is answered, and its sessions
  * are released. Every transport (stdio, WebSocket, Streamable HTTP) goes
- * through here, so all get the same guard and outbound redaction.
+ * through here, so all get the same guard and outbound redaction. `watch`
+ * hears when the connection starts and stops owing its client an answer.
  */
-export function connectAgent(services: AgentServices, stream: MessageStreamPair, scope?: SessionScope): ServedConnection {
+export function connectAgent(services: AgentServices, stream: MessageStreamPair, scope?: SessionScope, watch?: Pick<GuardOptions, "onBusyChange">): ServedConnection {
   let state: ConnectionState | undefined;
   const cancelOwnTurns = () => {
     if (!state) return;
@@ -80,7 +81,7 @@ export function connectAgent(services: AgentServices, stream: MessageStreamPair,
     state.inputEnded.abort(new Error("the client disconnected"));
     cancelTurnsOf(services, state.id, state.sessions, "the client disconnected");
   };
-  const guard = guardConnection(redactOutbound(stream), { onInputEnd: cancelOwnTurns });
+  const guard = guardConnection(redactOutbound(stream), { onInputEnd: cancelOwnTurns, ...watch });
   const handle = createAgentApp(services, guard, scope, stream.sendSerialised);
   state = handle.state;
   const connection: AgentConnection = handle.app.connect(guard as unknown as Stream);

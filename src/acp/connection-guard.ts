@@ -55,6 +55,8 @@ export interface GuardedConnection extends MessageStreamPair {
 export interface GuardOptions {
   /** Called once when the client's input ends, before waiting for outstanding answers. */
   onInputEnd(): void;
+  /** Called when the connection starts or stops owing its client an answer (a running turn is one). */
+  onBusyChange?(busy: boolean): void;
   /** Longest wait for outstanding answers after end of input. */
   drainTimeoutMs?: number;
   /** Longest time messages after `initialize` wait for its answer before they go on regardless. */
@@ -105,11 +107,16 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
       () => runAll(callbacks),
     );
   };
+  const received = (id: JsonRpcId) => {
+    outstanding.set(id, (outstanding.get(id) ?? 0) + 1);
+    if (outstanding.size === 1 && outstanding.get(id) === 1) options.onBusyChange?.(true);
+  };
   const answered = (id: unknown) => {
     const count = outstanding.get(id as JsonRpcId);
     if (count === undefined) return;
     if (count > 1) outstanding.set(id as JsonRpcId, count - 1);
     else outstanding.delete(id as JsonRpcId);
+    if (outstanding.size === 0) options.onBusyChange?.(false);
     if (initialize && Object.is(initialize.id, id)) initialize.release();
     const callbacks = waiting.get(id as JsonRpcId);
     if (callbacks) {
@@ -122,6 +129,7 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
   let gone = false;
   const clientGone = () => {
     gone = true;
+    if (outstanding.size > 0) options.onBusyChange?.(false);
     outstanding.clear();
     initialize?.release();
     const callbacks = [...waiting.values()].flat();
@@ -161,7 +169,7 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
           return;
         }
         if (envelope.kind === "request" && !gone) {
-          outstanding.set(envelope.id, (outstanding.get(envelope.id) ?? 0) + 1);
+          received(envelope.id);
           if (envelope.method === "initialize") {
             let release!: () => void;
             const released = new Promise<void>((resolve) => (release = resolve));

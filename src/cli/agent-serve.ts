@@ -37,11 +37,14 @@ export async function runServe(options: CliOptions): Promise<number> {
 async function serveUntilStopped(options: CliOptions, hostname: string, stop: Promise<void>): Promise<number> {
   const services = await buildServices(options);
   const token = await resolveApiToken({ ...(options.tokenFile ? { tokenFile: options.tokenFile } : {}), defaultPath: services.config.paths.apiToken });
+  const limits = serveLimits(services.config.settings);
+  if (options.httpIdleTimeoutSeconds !== undefined) limits.httpIdleTimeoutMs = Math.round(options.httpIdleTimeoutSeconds * 1000);
   const server = await startServer(services, {
     hostname,
     port: options.port ?? DEFAULT_PORT,
     token: token.token,
-    limits: serveLimits(services.config.settings),
+    limits,
+    ...(options.allowOrigins ? { allowedOrigins: options.allowOrigins } : {}),
   });
   if (!isLoopback(hostname)) {
     log.warn(`listening on ${hostname} over plaintext HTTP: the bearer token and all traffic can be read on the network; put TLS in front of it`);

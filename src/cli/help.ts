@@ -29,6 +29,8 @@ Serve options:
   --port PORT                port (default 8711; 0 = any free port)
   --token-file FILE          bearer token file (env ACP_EDGE_TOKEN also accepted; default <home>/api-token)
   --allow-remote             allow a non-loopback bind (traffic is plaintext)
+  --allow-origin ORIGIN      let web pages from ORIGIN (http://localhost:3000) use the server; repeatable
+  --http-idle-timeout SECS   close Streamable HTTP connections idle this long (default 300)
 
 Credentials: acp-edge login (<home>/auth.json, mode 0600), ANTHROPIC_API_KEY, OPENAI_API_KEY (base
 URLs: ANTHROPIC_BASE_URL, OPENAI_BASE_URL), or custom providers in <home>/settings.json. A running

@@ -4,6 +4,7 @@
  * @module
  */
 import { APPROVAL_MODES, type ApprovalMode } from "../config/settings-schema.ts";
+import { canonicalOrigin } from "../config/web-origin.ts";
 import type { LogLevel } from "../runtime/log.ts";
 
 export class UsageError extends Error {
@@ -31,6 +32,10 @@ export interface CliOptions {
   noVerify?: boolean;
   /** `login --status`: say which providers have credentials, and from where. */
   status?: boolean;
+  /** `--http-idle-timeout`: seconds before an idle Streamable HTTP connection is closed. */
+  httpIdleTimeoutSeconds?: number;
+  /** `--allow-origin`, each time it is given: web origins allowed besides the server's own. */
+  allowOrigins?: string[];
 }
 
 export interface ParsedCommand {
@@ -74,6 +79,25 @@ const SPECS: Record<string, Spec> = {
   "--base-url": { takesValue: true, commands: ["login"], apply: (o, v) => void (o.baseUrl = v) },
   "--no-verify": { takesValue: false, commands: ["login"], apply: (o) => void (o.noVerify = true) },
   "--status": { takesValue: false, commands: ["login"], apply: (o) => void (o.status = true) },
+  "--http-idle-timeout": {
+    takesValue: true,
+    commands: ["agent serve"],
+    apply: (o, v) => {
+      const seconds = Number(v);
+      // A day at most: longer would overflow the timer that keeps the deadline.
+      if (!/^\d+(\.\d+)?$/.test(v) || seconds <= 0 || seconds > 86_400) throw new UsageError(`--http-idle-timeout must be a number of seconds above 0, at most 86400 (got "${v}")`);
+      o.httpIdleTimeoutSeconds = seconds;
+    },
+  },
+  "--allow-origin": {
+    takesValue: true,
+    commands: ["agent serve"],
+    apply: (o, v) => {
+      const origin = canonicalOrigin(v);
+      if (origin === undefined) throw new UsageError(`--allow-origin must be an origin like http://localhost:3000: scheme, host and optional port, nothing else (got "${v.slice(0, 80)}")`);
+      (o.allowOrigins ??= []).push(origin);
+    },
+  },
 };
 
 /** `logout [PROVIDER]`: the provider may also come from `--provider`, not from both with different names. */

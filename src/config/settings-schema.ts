@@ -4,6 +4,7 @@
  * @module
  */
 import * as v from "valibot";
+import { canonicalOrigin } from "./web-origin.ts";
 
 export const APPROVAL_MODES = ["read-only", "ask", "write", "yolo"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
@@ -108,6 +109,12 @@ export interface Settings {
     maxConnections?: number;
     maxClientsPerSession?: number;
     maxAttachedSessions?: number;
+    /** Streamable HTTP connections with no stream, request or turn for this long are closed. */
+    httpIdleTimeoutSeconds?: number;
+    /** When the server is full, a Streamable HTTP connection idle for this long may be closed to let a new client in. */
+    httpIdleEvictSeconds?: number;
+    /** Browser origins allowed besides the server's own (`http://localhost:3000`). */
+    allowedOrigins?: string[];
   };
   /** How long the editor has to answer a permission request before the tool is blocked. */
   permissionTimeoutSeconds?: number;
@@ -140,6 +147,9 @@ export const SettingsSchema: v.GenericSchema<unknown, Settings> = v.object({
       maxConnections: v.optional(PositiveInt),
       maxClientsPerSession: v.optional(PositiveInt),
       maxAttachedSessions: v.optional(PositiveInt),
+      httpIdleTimeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(0.01), v.maxValue(86_400))),
+      httpIdleEvictSeconds: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(86_400))),
+      allowedOrigins: v.optional(v.array(v.pipe(v.string(), v.check((text) => canonicalOrigin(text) !== undefined, "must be an origin like http://localhost:3000 (scheme, host, optional port)")))),
     }),
   ),
   /** How long the editor has to answer a permission request before the tool is blocked. */

@@ -11,10 +11,15 @@ interface BunServer {
   stop(closeActive?: boolean): void | Promise<void>;
 }
 
+/** Twice the ACP SDK's event-stream keep-alive interval (15 s). */
+const IDLE_TIMEOUT_SECONDS = 30;
+
 /** Listens on Bun. */
 export function listenBun(options: HttpServerOptions): HttpServer {
   const bun = (globalThis as unknown as { Bun: { serve(options: Record<string, unknown>): BunServer } }).Bun;
-  const server = bun.serve({ hostname: options.hostname, port: options.port, fetch: options.fetch, websocket: options.websocket });
+  // Bun closes a connection that sends nothing for `idleTimeout` seconds (10 by default), event streams
+  // included: the ACP SDK sends their keep-alive every 15 s, so the limit must be longer than that.
+  const server = bun.serve({ hostname: options.hostname, port: options.port, idleTimeout: IDLE_TIMEOUT_SECONDS, fetch: options.fetch, websocket: options.websocket });
   return {
     port: server.port,
     hostname: options.hostname,

@@ -1,8 +1,9 @@
 /**
  * The Hono app of `agent serve`, every route of it: health, readiness,
  * capabilities, the sessions REST API, and `/acp` (WebSocket or Streamable
- * HTTP) and `/v1/session/{ref}/apc` (WebSocket). Upgrade requests meet the
- * handshake middleware first, whatever their path.
+ * HTTP) and `/v1/session/{ref}/apc` (WebSocket). Every request's source
+ * (`Host`, `Origin`) is checked first; upgrade requests then meet the
+ * handshake middleware, whatever their path.
  * @module
  */
 import { Hono, type Context } from "hono";
@@ -12,14 +13,16 @@ import type { AgentServices } from "../sessions/services.ts";
 import { PACKAGE_VERSION } from "../config/version.ts";
 import type { WebSocketUpgrader } from "../runtime/websocket-upgrader.ts";
 import { acpHttpHandler } from "./acp-http.ts";
-import { BEARER_PREFIX, isAuthorized, SUBPROTOCOL } from "./bearer.ts";
+import { BEARER_PREFIX, isAuthorizedByHeader, SUBPROTOCOL } from "./bearer.ts";
 import { handshake, isUpgradeRequest, type HandshakeVariables } from "./handshake.ts";
-import { json, jsonError } from "./http-errors.ts";
+import { json, jsonError, unauthorized } from "./http-errors.ts";
 import { consoleRoutes } from "./console-routes.ts";
 import type { ServeLimits } from "./limits.ts";
 import { sessionRoutes } from "./rest-sessions.ts";
+import { sourceRefusal, type RequestSourcePolicy } from "./request-source.ts";
 import type { ServerState } from "./server-state.ts";
 import { serveSocket } from "./socket-connection.ts";
+import { log } from "../runtime/log.ts";
 
 /** Everything the app is built from. */
 export interface ServerAppOptions {
@@ -29,16 +32,21 @@ export interface ServerAppOptions {
   state: ServerState;
   upgrader: WebSocketUpgrader;
   http: HttpTransport;
+  source: RequestSourcePolicy;
 }
 
 /** Builds the app; `createEdgeApp` builds its parts. */
-export function createServerApp({ services, token, limits, state, upgrader, http }: ServerAppOptions): Hono<{ Variables: HandshakeVariables }> {
+export function createServerApp({ services, token, limits, state, upgrader, http, source }: ServerAppOptions): Hono<{ Variables: HandshakeVariables }> {
   const app = new Hono<{ Variables: HandshakeVariables }>();
-  // Browsers may call from other origins, but only with the token, like everyone else. An upgrade's answer is
-  // the runtime's own (a 101 cannot take new headers), so CORS leaves those alone.
+  // A foreign Host or Origin is refused before anything else; an upgrade's refusal must go through the
+  // upgrader, so the handshake checks the source of those itself, first.
+  app.use("*", async (c, next) => (isUpgradeRequest(c.req.raw) ? await next() : (sourceRefusal(c.req.raw, source) ?? (await next()))));
+  // Only the server's own page and the allowed origins get this far with an `Origin`, so CORS answers those
+  // (still with the token needed, like everyone else). An upgrade's answer is the runtime's own (a 101 cannot
+  // take new headers), so CORS leaves those alone.
   const withCors = cors({ origin: (origin) => origin, allowHeaders: ["Authorization", "Content-Type", "Acp-Connection-Id", "Acp-Session-Id"], exposeHeaders: ["Acp-Connection-Id", "Acp-Session-Id"], allowMethods: ["GET", "POST", "DELETE", "OPTIONS"], maxAge: 600 });
   app.use("*", async (c, next) => (isUpgradeRequest(c.req.raw) ? await next() : await withCors(c, next)));
-  app.use("*", handshake({ token, store: services.store, limits, state }, upgrader));
+  app.use("*", handshake({ token, store: services.store, limits, state, source }, upgrader));
 
   const accept = (c: Context<{ Variables: HandshakeVariables }>) =>
     upgrader.accept(c, (socket) => serveSocket(services, limits, state, socket, c.get("socketRoute")));
@@ -51,12 +59,7 @@ export function createServerApp({ services, token, limits, state, upgrader, http
   app.on(["GET", "POST", "DELETE"], "/acp", async (c) => (await onlyUpgrades(c)) ?? (await overHttp(c, async () => undefined)));
   app.get("/v1/session/:ref/apc", async (c, next) => (await onlyUpgrades(c)) ?? (await next()));
 
-  app.use("/v1/*", async (c, next) => {
-    if (!isAuthorized(c.req.raw, token)) {
-      return jsonError(401, "unauthorized", "missing or invalid bearer token", { "www-authenticate": 'Bearer realm="acp-edge"' });
-    }
-    await next();
-  });
+  app.use("/v1/*", async (c, next) => (isAuthorizedByHeader(c.req.raw, token) ? await next() : unauthorized()));
 
   app.get("/v1/capabilities", () =>
     json({
@@ -83,13 +86,20 @@ export function createServerApp({ services, token, limits, state, upgrader, http
         maxConnections: limits.maxConnections,
         maxClientsPerSession: limits.maxClientsPerSession,
         maxAttachedSessions: limits.maxAttachedSessions,
+        httpIdleTimeoutMs: limits.httpIdleTimeoutMs,
+        httpIdleEvictMs: limits.httpIdleEvictMs,
+        maxRestBodyBytes: limits.maxRestBodyBytes,
       },
-      connections: { open: state.openConnections(), http: http.open(), attachedSessions: state.attachedSessions().size },
+      connections: { open: state.openConnections(), http: http.open(), httpIdle: http.idle(), attachedSessions: state.attachedSessions().size },
     }),
   );
-  app.route("/v1/sessions", sessionRoutes(services, state));
+  app.route("/v1/sessions", sessionRoutes(services, state, limits));
   app.route("/", consoleRoutes(services, state, token));
   app.notFound(() => jsonError(404, "route_not_found", "route not found"));
-  app.onError((error) => jsonError(500, "internal_error", error instanceof Error ? error.message : "internal error"));
+  // What failed inside is for the log, not the client: its message may quote the request or name local paths.
+  app.onError((error) => {
+    log.warn(`${error instanceof Error ? error.name : "error"} while answering a request`, error);
+    return jsonError(500, "internal_error", "internal error; the server log has the details");
+  });
   return app;
 }

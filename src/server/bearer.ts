@@ -1,7 +1,7 @@
 /**
- * The bearer token check: `Authorization: Bearer <token>`, or — for
- * browsers, which cannot set headers on a WebSocket — a subprotocol entry
- * `acp.bearer.<token>`. Compared in constant time.
+ * The bearer token check: `Authorization: Bearer <token>`, or — on WebSocket
+ * upgrades only, because browsers cannot set headers on a WebSocket — a
+ * subprotocol entry `acp.bearer.<token>`. Compared in constant time.
  * @module
  */
 export const SUBPROTOCOL = "agent-client-protocol.v1";
@@ -34,14 +34,14 @@ export function sameToken(a: string, b: string): boolean {
   return diff === 0;
 }
 
-/** Whether any credential the request presents is the token. */
-export function isAuthorized(request: Request, token: string): boolean {
+/** Whether any credential an upgrade request presents (header or subprotocol entry) is the token. */
+export function isAuthorizedUpgrade(request: Request, token: string): boolean {
   let ok = false;
   for (const candidate of presented(request)) if (sameToken(candidate, token)) ok = true;
   return ok;
 }
 
-/** The `Authorization: Bearer` header alone (plain HTTP requests have no subprotocols to carry a token). */
+/** The `Authorization: Bearer` header alone: every request but an upgrade (a subprotocol entry means nothing there). */
 export function isAuthorizedByHeader(request: Request, token: string): boolean {
   const header = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "");
   return header !== null && sameToken(header[1]!, token);

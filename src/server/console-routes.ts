@@ -8,9 +8,9 @@
  */
 import { Hono } from "hono";
 import type { AgentServices } from "../sessions/services.ts";
-import { isAuthorized } from "./bearer.ts";
+import { isAuthorizedByHeader } from "./bearer.ts";
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_JS } from "./console/assets.ts";
-import { json, jsonError } from "./http-errors.ts";
+import { json, unauthorized } from "./http-errors.ts";
 import type { ServerState } from "./server-state.ts";
 
 // Only the page's own files run: no inline script, no other origin, no framing.
@@ -33,7 +33,7 @@ export function consoleRoutes(services: AgentServices, state: ServerState, token
   routes.get("/console/console.css", asset(CONSOLE_CSS, "text/css"));
   routes.get("/console/console.js", asset(CONSOLE_JS, "text/javascript"));
   routes.get("/console/activity", (c) => {
-    if (!isAuthorized(c.req.raw, token)) return jsonError(401, "unauthorized", "missing or invalid bearer token", { "www-authenticate": 'Bearer realm="acp-edge"' });
+    if (!isAuthorizedByHeader(c.req.raw, token)) return unauthorized();
     const sessions: Record<string, { running: boolean; clients: number }> = {};
     for (const live of services.sessions.all()) sessions[live.agent.id] = { running: live.agent.running, clients: state.clientsOf(live.agent.id) };
     return json({ sessions });

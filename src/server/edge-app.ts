@@ -16,6 +16,7 @@ import { createServerApp } from "./app.ts";
 import { SUBPROTOCOL } from "./bearer.ts";
 import type { HandshakeVariables } from "./handshake.ts";
 import type { ServeLimits } from "./limits.ts";
+import { requestSourcePolicy } from "./request-source.ts";
 import { ServerState } from "./server-state.ts";
 
 /** What `createEdgeApp` needs besides the services. */
@@ -25,6 +26,13 @@ export interface EdgeAppOptions {
   limits: ServeLimits;
   /** The server the app will run in; the runtime's own by default (`Bun.serve`, `Deno.serve`, node:http). */
   server?: ServerKind;
+  /**
+   * `"loopback"` (the default): requests must be addressed to `localhost`, `127.x.x.x` or `[::1]` (any port), which
+   * defeats DNS rebinding; `"any"` for a server reachable under other names (behind a proxy, `--allow-remote`).
+   */
+  hosts?: "loopback" | "any";
+  /** Web origins allowed besides the server's own (`http://localhost:3000`), added to settings' `serve.allowedOrigins`. */
+  allowedOrigins?: string[];
 }
 
 /** Everything an embedder needs to serve acp-edge from its own server. */
@@ -50,9 +58,10 @@ export async function createEdgeApp(services: AgentServices, options: EdgeAppOpt
   const { limits } = options;
   const state = new ServerState();
   const upgrader = await createUpgrader(options.server ?? nativeKind(), { subprotocol: SUBPROTOCOL, maxPayload: limits.maxMessageBytes, pingIntervalMs: limits.pingIntervalMs });
-  const http = createHttpTransport(services, { maxBufferedBytes: limits.maxBufferedBytes });
-  state.httpConnections = () => http.open();
-  const app = createServerApp({ services, token, limits, state, upgrader, http });
+  const source = requestSourcePolicy((options.hosts ?? "loopback") === "loopback", [...(services.config.settings.serve?.allowedOrigins ?? []), ...(options.allowedOrigins ?? [])]);
+  const http = createHttpTransport(services, { maxBufferedBytes: limits.maxBufferedBytes, idleTimeoutMs: limits.httpIdleTimeoutMs });
+  state.http = http;
+  const app = createServerApp({ services, token, limits, state, upgrader, http, source });
 
   let stopping: Promise<void> | undefined;
   const shutdown = () =>

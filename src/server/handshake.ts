@@ -1,5 +1,6 @@
 /**
- * Deciding a WebSocket upgrade, checks in this order: bearer (401, with
+ * Deciding a WebSocket upgrade, checks in this order: where it comes from
+ * (403: `Host` on loopback binds, `Origin`) → bearer (401, with
  * `WWW-Authenticate: Bearer`) → route and session (404) → the
  * `agent-client-protocol.v1` subprotocol offered (426) → `?generation=`
  * current (409) → capacity (503). Nothing is revealed about sessions to a
@@ -9,9 +10,10 @@
 import type { MiddlewareHandler } from "hono";
 import type { WebSocketUpgrader } from "../runtime/websocket-upgrader.ts";
 import type { SessionStore } from "../store/types.ts";
-import { isAuthorized, offeredSubprotocols, SUBPROTOCOL } from "./bearer.ts";
-import { jsonError } from "./http-errors.ts";
+import { isAuthorizedUpgrade, offeredSubprotocols, SUBPROTOCOL } from "./bearer.ts";
+import { jsonError, unauthorized } from "./http-errors.ts";
 import type { ServeLimits } from "./limits.ts";
+import { sourceRefusal, type RequestSourcePolicy } from "./request-source.ts";
 import type { ServerState } from "./server-state.ts";
 import { generationOf, resolveSessionHome } from "./session-refs.ts";
 
@@ -27,6 +29,7 @@ export interface HandshakeContext {
   store: SessionStore;
   limits: ServeLimits;
   state: ServerState;
+  source: RequestSourcePolicy;
 }
 
 const APC_PATH = /^\/v1\/session\/([^/]+)\/apc$/;
@@ -41,9 +44,9 @@ export async function decideUpgrade(request: Request, context: HandshakeContext)
   const refuse = (status: number, code: string, message: string, headers?: Record<string, string>) =>
     ({ accept: false, response: jsonError(status, code, message, headers) }) as const;
 
-  if (!isAuthorized(request, context.token)) {
-    return refuse(401, "unauthorized", "missing or invalid bearer token", { "www-authenticate": 'Bearer realm="acp-edge"' });
-  }
+  const misdirected = sourceRefusal(request, context.source);
+  if (misdirected) return { accept: false, response: misdirected };
+  if (!isAuthorizedUpgrade(request, context.token)) return { accept: false, response: unauthorized() };
   const url = new URL(request.url);
   let route: SocketRoute;
   let generation: number | undefined;
@@ -77,9 +80,6 @@ export async function decideUpgrade(request: Request, context: HandshakeContext)
 
   const { state, limits } = context;
   if (state.draining) return refuse(503, "server_stopping", "the server is shutting down");
-  if (state.openConnections() >= limits.maxConnections) {
-    return refuse(503, "connection_capacity", `the server has reached its limit of ${limits.maxConnections} connections`, { "retry-after": "5" });
-  }
   if (route.kind === "apc") {
     if (state.clientsOf(route.sessionId) >= limits.maxClientsPerSession) {
       return refuse(503, "session_client_capacity", `this session already has ${limits.maxClientsPerSession} clients`, { "retry-after": "5" });
@@ -89,6 +89,9 @@ export async function decideUpgrade(request: Request, context: HandshakeContext)
       return refuse(503, "attached_session_capacity", `clients are attached to ${limits.maxAttachedSessions} sessions already`, { "retry-after": "5" });
     }
   }
+  // Last, because making room may close an idle HTTP connection: only for a client that is otherwise let in.
+  const full = state.admit(limits);
+  if (full) return { accept: false, response: full };
   return { accept: true, route };
 }
 

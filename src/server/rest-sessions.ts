@@ -1,7 +1,8 @@
 /**
  * `/v1/sessions`: list, create, get and delete durable sessions over plain
  * HTTP. Sessions are addressed by id or unique title; each carries its
- * generation and the URL to attach to it.
+ * generation and the URL to attach to it. A create's body is read only up to
+ * `maxRestBodyBytes` (413 past it), and errors quote it in excerpts only.
  * @module
  */
 import { Hono } from "hono";
@@ -12,10 +13,11 @@ import { statOrUndefined } from "../runtime/fs.ts";
 import { isAbsolute } from "../runtime/path.ts";
 import { claimTitle } from "../store/title-claim.ts";
 import { StoreError, type SessionSummary } from "../store/types.ts";
-import { json, jsonError } from "./http-errors.ts";
+import { readBoundedBody } from "./bounded-body.ts";
+import { excerpt, json, jsonError } from "./http-errors.ts";
+import type { ServeLimits } from "./limits.ts";
 import type { ServerState } from "./server-state.ts";
 import { generationOf, resolveSessionRef } from "./session-refs.ts";
-
 
 const CreateBody = v.object({
   cwd: v.pipe(v.string(), v.minLength(1)),
@@ -48,11 +50,30 @@ function storeProblem(error: unknown): Response {
 async function directoryProblem(path: string, field: string): Promise<Response | undefined> {
   if (!isAbsolute(path)) return jsonError(400, "invalid_request", `${field} must be an absolute path`);
   const info = await statOrUndefined(path).catch(() => undefined);
-  if (!info?.isDirectory) return jsonError(400, "invalid_request", `${field} is not an existing directory: ${path}`);
+  if (!info?.isDirectory) return jsonError(400, "invalid_request", `${field} is not an existing directory: ${excerpt(path)}`);
   return undefined;
 }
 
-export function sessionRoutes(services: AgentServices, state: ServerState): Hono {
+/** What a body that is not a valid create says: each problem's place and kind, never the value in full. */
+function describeProblems(issues: readonly v.BaseIssue<unknown>[]): string {
+  const shown = issues.slice(0, 3).map((i) => `${excerpt(v.getDotPath(i) ?? "body", 60)}: ${excerpt(i.message, 120)}`);
+  return issues.length > 3 ? `${shown.join("; ")}; and ${issues.length - 3} more` : shown.join("; ");
+}
+
+/** Reads a create's body: JSON of at most `limit` bytes. */
+async function readCreateBody(request: Request, limit: number): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
+  const body = await readBoundedBody(request, limit);
+  if (!body.ok && body.reason === "too_large") return { ok: false, response: jsonError(413, "body_too_large", `the body exceeds ${limit} bytes`) };
+  try {
+    if (body.ok) return { ok: true, value: JSON.parse(new TextDecoder().decode(body.bytes)) };
+  } catch {
+    // answered below, like an unreadable body
+  }
+  return { ok: false, response: jsonError(400, "invalid_request", "the body must be JSON: {\"cwd\": \"/abs/path\", \"title\"?: \"…\"}") };
+}
+
+/** The routes under `/v1/sessions`. */
+export function sessionRoutes(services: AgentServices, state: ServerState, limits: ServeLimits): Hono {
   const routes = new Hono();
 
   routes.get("/", async (c) => {
@@ -67,14 +88,10 @@ export function sessionRoutes(services: AgentServices, state: ServerState): Hono
   });
 
   routes.post("/", async (c) => {
-    let body: unknown;
-    try {
-      body = await c.req.json();
-    } catch {
-      return jsonError(400, "invalid_request", "the body must be JSON: {\"cwd\": \"/abs/path\", \"title\"?: \"…\"}");
-    }
-    const parsed = v.safeParse(CreateBody, body);
-    if (!parsed.success) return jsonError(400, "invalid_request", parsed.issues.map((i) => `${v.getDotPath(i) ?? "body"}: ${i.message}`).join("; "));
+    const body = await readCreateBody(c.req.raw, limits.maxRestBodyBytes);
+    if (!body.ok) return body.response;
+    const parsed = v.safeParse(CreateBody, body.value);
+    if (!parsed.success) return jsonError(400, "invalid_request", describeProblems(parsed.issues));
     const { cwd, title, additionalDirectories = [] } = parsed.output;
     for (const [path, field] of [[cwd, "cwd"], ...additionalDirectories.map((d) => [d, "additionalDirectories"])] as const) {
       const problem = await directoryProblem(path, field);
@@ -92,7 +109,7 @@ export function sessionRoutes(services: AgentServices, state: ServerState): Hono
     };
     // A session that lost the title to another process is deleted again: it was never announced.
     const id = title ? await claimTitle(services.store, title, { write: create, withdraw: (lost) => services.store.delete(lost) }) : await create();
-    if (id === undefined) return jsonError(409, "title_taken", `a session titled "${title}" exists; delete it or choose another title`);
+    if (id === undefined) return jsonError(409, "title_taken", `a session titled ${JSON.stringify(excerpt(title!))} exists; delete it or choose another title`);
     const now = new Date().toISOString();
     return json(await describe({ id, cwd, additionalDirectories, createdAt: now, updatedAt: now, ...(title ? { title } : {}) }), 201);
   });

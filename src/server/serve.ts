@@ -6,17 +6,20 @@
  * @module
  */
 import type { AgentServices } from "../sessions/services.ts";
-import { listenHttp } from "../runtime/http-server.ts";
+import { isLoopback, listenHttp } from "../runtime/http-server.ts";
 import { listenerKind } from "../runtime/websocket-upgrader.ts";
 import { createEdgeApp } from "./edge-app.ts";
 import type { ServeLimits } from "./limits.ts";
 import type { ServerState } from "./server-state.ts";
 
+/** Where and how `startServer` listens. */
 export interface ServeOptions {
   hostname: string;
   port: number;
   token: string;
   limits: ServeLimits;
+  /** Web origins allowed besides the server's own (see `EdgeAppOptions.allowedOrigins`). */
+  allowedOrigins?: string[];
 }
 
 export interface RunningServer {
@@ -30,7 +33,14 @@ export interface RunningServer {
 /** Listens for HTTP and WebSocket clients on the current runtime with the embeddable app. */
 export async function startServer(services: AgentServices, options: ServeOptions): Promise<RunningServer> {
   const kind = listenerKind();
-  const edge = await createEdgeApp(services, { token: options.token, limits: options.limits, server: kind });
+  // Bound to a loopback address, only loopback names are answered (DNS rebinding); elsewhere any name is.
+  const edge = await createEdgeApp(services, {
+    token: options.token,
+    limits: options.limits,
+    server: kind,
+    hosts: isLoopback(options.hostname) ? "loopback" : "any",
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+  });
   const server = await listenHttp(kind, { hostname: options.hostname, port: options.port, fetch: edge.fetch, websocket: edge.websocket, attach: edge.attach });
   const host = options.hostname.includes(":") ? `[${options.hostname}]` : options.hostname;
   let stopping: Promise<void> | undefined;

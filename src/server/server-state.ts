@@ -1,10 +1,13 @@
 /**
  * What the server keeps track of: open WebSocket connections (for capacity
- * and shutdown), how many HTTP transport connections are open, which
- * sessions have `/apc` clients, and whether it still accepts work.
+ * and shutdown), the Streamable HTTP connections (through their transport),
+ * which sessions have `/apc` clients, and whether it still accepts work.
  * @module
  */
+import type { HttpTransport } from "../acp/http-transport.ts";
 import type { WebSocketStream } from "../transport/websocket-stream.ts";
+import { jsonError } from "./http-errors.ts";
+import type { ServeLimits } from "./limits.ts";
 
 export interface OpenConnection {
   stream: WebSocketStream;
@@ -14,15 +17,35 @@ export interface OpenConnection {
   sessionId?: string;
 }
 
+/** The HTTP transport as the capacity check sees it. */
+export type HttpConnections = Pick<HttpTransport, "open" | "evictIdlest" | "evictableInMs">;
+
+const NO_HTTP: HttpConnections = { open: () => 0, evictIdlest: () => false, evictableInMs: () => undefined };
+
 export class ServerState {
   readonly connections: Set<OpenConnection> = new Set();
   draining = false;
-  /** HTTP transport connections open now (set by the app that owns them). */
-  httpConnections: () => number = () => 0;
+  /** The Streamable HTTP connections (set by the app that owns them). */
+  http: HttpConnections = NO_HTTP;
 
   /** Connections of both transports, for the shared capacity limit. */
   openConnections(): number {
-    return this.connections.size + this.httpConnections();
+    return this.connections.size + this.http.open();
+  }
+
+  /**
+   * Whether one more connection fits. When the server is full, the Streamable
+   * HTTP connection idle the longest is closed to make room if it has been
+   * idle at least `httpIdleEvictMs`: a client that crashed or walked away
+   * cannot lock others out. Otherwise the refusal to send (503, with the
+   * seconds until an idle connection could make room as `Retry-After`).
+   */
+  admit(limits: ServeLimits): Response | undefined {
+    if (this.openConnections() < limits.maxConnections) return undefined;
+    if (this.http.evictIdlest(limits.httpIdleEvictMs) && this.openConnections() < limits.maxConnections) return undefined;
+    const wait = this.http.evictableInMs(limits.httpIdleEvictMs);
+    const retryAfter = wait === undefined ? 5 : Math.max(1, Math.ceil(wait / 1000));
+    return jsonError(503, "connection_capacity", `the server has reached its limit of ${limits.maxConnections} connections`, { "retry-after": String(retryAfter) });
   }
 
   /** `/apc` clients of one session. */

@@ -6,6 +6,7 @@
  * @module
  */
 import { listAllSessions } from "../store/title-claim.ts";
+import { excerpt } from "./http-errors.ts";
 import type { SessionStore, SessionSummary } from "../store/types.ts";
 
 export type RefResolution = { ok: true; session: SessionSummary } | { ok: false; code: "session_not_found" | "session_ref_ambiguous"; message: string };
@@ -25,7 +26,7 @@ export async function resolveSessionRef(store: SessionStore, ref: string): Promi
   const byTitle = sessions.filter((s) => s.title === ref);
   if (byTitle.length === 1) return { ok: true, session: byTitle[0]! };
   if (byTitle.length > 1) {
-    return { ok: false, code: "session_ref_ambiguous", message: `${byTitle.length} sessions are titled "${ref}"; use a session id` };
+    return { ok: false, code: "session_ref_ambiguous", message: `${byTitle.length} sessions are titled ${JSON.stringify(excerpt(ref))}; use a session id` };
   }
   return { ok: false, code: "session_not_found", message: "session not found" };
 }

@@ -5,30 +5,14 @@
  * one server at once.
  */
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 import { agentText, connectStream, initialize, acp } from "../helpers/acp-client.ts";
-import { makeSandbox, RUNTIMES } from "../helpers/agent-process.ts";
-import { bearer, connectWs, startServe, TOKEN } from "../helpers/serve-process.ts";
+import { RUNTIMES } from "../helpers/agent-process.ts";
+import { bearer, connectHttp, connectWs, startScriptedServe, TOKEN } from "../helpers/serve-process.ts";
 
 const { methods } = acp;
 
-async function setup(runtime: (typeof RUNTIMES)[number], script: unknown[], settings: Record<string, unknown> = {}) {
-  const sandbox = makeSandbox();
-  writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify(settings));
-  const server = await startServe(runtime, sandbox, { script: sandbox.write("script.json", JSON.stringify(script)) });
-  return {
-    sandbox,
-    server,
-    async close() {
-      await server.stop("SIGKILL");
-      sandbox.cleanup();
-    },
-  };
-}
-
-const connectHttp = (url: string, token: string) => connectStream(createHttpStream(`${url}/acp`, { headers: bearer(token) }));
+const setup = (runtime: (typeof RUNTIMES)[number], script: unknown[], settings: Record<string, unknown> = {}) => startScriptedServe(runtime, script, settings);
 
 describe.each(RUNTIMES)("ACP over Streamable HTTP on %s", (runtime) => {
   test("initialize → new → prompt with a tool call → end_turn", async () => {

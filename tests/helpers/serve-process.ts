@@ -2,10 +2,13 @@
  * `acp-edge agent serve --port 0` under a runtime, with its URL read from
  * the start-up line on stderr, and WebSocket helpers built on `ws`.
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 import WebSocket from "ws";
 import { connectStream, type ClientOptions, type TestClient } from "./acp-client.ts";
-import { spawnAgent, type AgentProcess, type Launcher, type RuntimeName, type Sandbox } from "./agent-process.ts";
+import { makeSandbox, spawnAgent, type AgentProcess, type Launcher, type RuntimeName, type Sandbox } from "./agent-process.ts";
 import { waitFor } from "./expect-error.ts";
 
 export const SUBPROTOCOL = "agent-client-protocol.v1";
@@ -40,6 +43,21 @@ export async function startServe(
     async stop(signal = "SIGTERM") {
       proc.child.kill(signal);
       return (await proc.exited).code;
+    },
+  };
+}
+
+/** A fresh sandbox with these settings and a server playing this faux script; `close` kills it and cleans up. */
+export async function startScriptedServe(runtime: RuntimeName, script: unknown[], settings: Record<string, unknown> = {}, args: string[] = []) {
+  const sandbox = makeSandbox();
+  writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify(settings));
+  const server = await startServe(runtime, sandbox, { args: ["--model", "faux/script", ...args], script: sandbox.write("script.json", JSON.stringify(script)) });
+  return {
+    sandbox,
+    server,
+    async close() {
+      await server.stop("SIGKILL");
+      sandbox.cleanup();
     },
   };
 }
@@ -84,6 +102,11 @@ export function connectWs(url: string, token: string, options: ClientOptions & {
     ...(options.viaSubprotocol ? {} : { headers: bearer(token) }),
   });
   return connectStream(stream, options);
+}
+
+/** The SDK's Streamable HTTP client stream on `/acp`, wrapped as a recording test client. */
+export function connectHttp(url: string, token: string, options: ClientOptions = {}): TestClient {
+  return connectStream(createHttpStream(`${url}/acp`, { headers: bearer(token) }), options);
 }
 
 /** Raw JSON-RPC over an open socket: send objects, collect everything received. */

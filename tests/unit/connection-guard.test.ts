@@ -10,7 +10,7 @@ import { waitFor } from "../helpers/expect-error.ts";
 type Message = Record<string, unknown>;
 
 /** A transport whose input the test feeds and whose output it records; the guard on top. */
-function guarded(options: { drainTimeoutMs?: number; initializeTimeoutMs?: number; output?: WritableStream<Message>; flushed?: () => Promise<void> } = {}) {
+function guarded(options: { drainTimeoutMs?: number; initializeTimeoutMs?: number; output?: WritableStream<Message>; flushed?: () => Promise<void>; onBusyChange?: (busy: boolean) => void } = {}) {
   const input = new TransformStream<Message, Message>();
   const written: Message[] = [];
   const output = options.output ?? new WritableStream<Message>({ write: (m) => void written.push(m) });
@@ -180,5 +180,26 @@ describe("connection guard", () => {
     await g.answer({ jsonrpc: "2.0", id: 2, result: {} });
     await all;
     expect(settled).toBe(true);
+  });
+
+  test("it says when it starts and stops owing an answer: a reused id counts twice, a gone client owes nothing", async () => {
+    const changes: boolean[] = [];
+    const g = guarded({ onBusyChange: (busy) => changes.push(busy) });
+    await g.send(request(1, "session/prompt"));
+    await waitFor(() => g.passed.length === 1);
+    await g.send(request(1, "session/prompt"));
+    await g.send({ jsonrpc: "2.0", method: "session/cancel", params: {} });
+    await waitFor(() => g.passed.length === 3);
+    expect(changes).toEqual([true]);
+    await g.answer({ jsonrpc: "2.0", id: 1, result: {} });
+    expect(changes).toEqual([true]);
+    await g.answer({ jsonrpc: "2.0", id: 1, result: {} });
+    expect(changes).toEqual([true, false]);
+
+    const failing = guarded({ output: new WritableStream({ write: () => Promise.reject(new Error("gone")) }), onBusyChange: (busy) => changes.push(busy) });
+    await failing.send(request(7, "session/prompt"));
+    await waitFor(() => failing.passed.length === 1);
+    await failing.answer({ jsonrpc: "2.0", id: 7, result: {} }).catch(() => undefined);
+    expect(changes).toEqual([true, false, true, false]);
   });
 });

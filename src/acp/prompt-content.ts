@@ -10,11 +10,11 @@ import { resolveInRoots } from "../tools/paths.ts";
 import type { Workspace } from "../tools/types.ts";
 import { fileUrlToPath } from "../runtime/path.ts";
 import { stat } from "../runtime/fs.ts";
+import { decodeLinkedText, LINK_NOT_REGULAR, LINK_NOT_TEXT, LINK_TOO_LARGE, LINKED_FILE_LIMIT, linkNote, resourceText } from "../sessions/linked-resource.ts";
 import { invalidParams } from "./errors.ts";
 import type { ContentBlock } from "./sdk.ts";
 
-const LINK_LIMIT = 2 * 1024 * 1024;
-
+/** The prompt's blocks as the parts of the model's user message; throws invalid params for what cannot be sent. */
 export async function promptToContent(blocks: readonly ContentBlock[], workspace: Workspace): Promise<Array<TextPart | ImagePart>> {
   const parts: Array<TextPart | ImagePart> = [];
   for (const block of blocks) {
@@ -32,7 +32,7 @@ export async function promptToContent(blocks: readonly ContentBlock[], workspace
       case "resource": {
         const resource = block.resource;
         if ("text" in resource) {
-          parts.push({ type: "text", text: tagged(resource.uri, resource.mimeType, resource.text) });
+          parts.push({ type: "text", text: resourceText(resource.uri, resource.mimeType, resource.text) });
         } else if (resource.mimeType?.startsWith("image/")) {
           parts.push({ type: "image", data: resource.blob, mimeType: resource.mimeType });
         } else {
@@ -50,13 +50,8 @@ export async function promptToContent(blocks: readonly ContentBlock[], workspace
   return parts;
 }
 
-function tagged(uri: string, mimeType: string | null | undefined, text: string): string {
-  const type = mimeType ? ` mimeType="${mimeType}"` : "";
-  return `<resource uri="${uri}"${type}>\n${text}\n</resource>`;
-}
-
 async function readLink(uri: string, mimeType: string | undefined, workspace: Workspace): Promise<TextPart> {
-  const note = (why: string): TextPart => ({ type: "text", text: `[linked resource ${uri}: ${why}]` });
+  const note = (why: string) => linkNote(uri, why);
   if (!uri.startsWith("file:")) return note("not a local file, so it was not read");
   let path: string;
   try {
@@ -66,13 +61,12 @@ async function readLink(uri: string, mimeType: string | undefined, workspace: Wo
   }
   try {
     // Never open devices or FIFOs: a read could block the turn forever.
-    if (!(await stat(path)).isFile) return note("not a regular file, so it was not read");
-    const bytes = await workspace.readFileBytes(path, LINK_LIMIT + 1);
-    if (bytes.length > LINK_LIMIT) return note("larger than 2 MiB, so it was not embedded; use the read tool with an offset");
-    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    return { type: "text", text: tagged(uri, mimeType, text) };
+    if (!(await stat(path)).isFile) return note(LINK_NOT_REGULAR);
+    const bytes = await workspace.readFileBytes(path, LINKED_FILE_LIMIT + 1);
+    if (bytes.length > LINKED_FILE_LIMIT) return note(LINK_TOO_LARGE);
+    const text = decodeLinkedText(bytes);
+    return text === undefined ? note(LINK_NOT_TEXT) : { type: "text", text: resourceText(uri, mimeType, text) };
   } catch (error) {
-    if (error instanceof TypeError) return note("not UTF-8 text, so it was not embedded");
     return note(`could not be read (${(error as { code?: string }).code ?? (error as Error).message})`);
   }
 }

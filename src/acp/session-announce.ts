@@ -24,7 +24,7 @@ export function announceSession(state: ConnectionState, requestId: JsonRpcId, cl
       }
       await client.notify(methods.client.session.update, {
         sessionId: live.id,
-        update: { sessionUpdate: "available_commands_update", availableCommands: availableCommands(live.templates) },
+        update: { sessionUpdate: "available_commands_update", availableCommands: availableCommands(live) },
       });
     })().catch((error) => log.debug("could not announce the session", error));
     // Then, while the client reads those, the model client gets ready for the first prompt.

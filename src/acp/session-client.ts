@@ -6,6 +6,7 @@
  */
 import type { LiveSession, SessionClient, SessionNews } from "../sessions/live-session.ts";
 import type { AgentServices } from "../sessions/services.ts";
+import { availableCommands } from "../sessions/slash-commands.ts";
 import { configOptions } from "./config-options.ts";
 import type { ConnectionState } from "./connection-state.ts";
 import type { JsonRpcId } from "./jsonrpc-envelope.ts";
@@ -46,6 +47,8 @@ function newsUpdates(live: LiveSession, services: AgentServices, news: SessionNe
         ...(news.modeChanged ? [{ sessionUpdate: "current_mode_update" as const, currentModeId: live.mode }] : []),
         { sessionUpdate: "config_option_update", configOptions: configOptions(live, services) },
       ];
+    case "commands":
+      return [{ sessionUpdate: "available_commands_update", availableCommands: availableCommands(live) }];
   }
 }
 

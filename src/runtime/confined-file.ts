@@ -78,8 +78,11 @@ export async function locateConfined(path: string, areas: readonly string[]): Pr
   }
 }
 
-/** Reads a file the agent opens on its own: see the module comment for every rule applied. */
-export async function readConfinedFile(path: string, options: ConfinedReadOptions): Promise<ConfinedRead> {
+/** A file's bytes, or why they were not read. */
+export type ConfinedBytes = { ok: true; bytes: Uint8Array; realPath: string; cut?: true } | ConfinedReadFailure;
+
+/** Reads a file the agent opens on its own as bytes (for callers that decide how to decode): the rules of `readConfinedFile`. */
+export async function readConfinedBytes(path: string, options: ConfinedReadOptions): Promise<ConfinedBytes> {
   const located = await locateConfined(path, options.areas);
   if (!located.ok) return located;
   const { realPath, info } = located;
@@ -89,9 +92,16 @@ export async function readConfinedFile(path: string, options: ConfinedReadOption
   if (info.size > options.budget && overflow === "refuse") return { ok: false, reason: "too-large" };
   const read = await readRegularFile(realPath, options.budget, { dev: info.dev, ino: info.ino }, overflow);
   if (!read.ok) return read.reason === "missing" ? { ok: false, reason: "changed" } : read;
-  if (!read.cut) return { ok: true, text: new TextDecoder().decode(read.bytes), realPath };
+  return read.cut ? { ok: true, bytes: read.bytes, realPath, cut: true } : { ok: true, bytes: read.bytes, realPath };
+}
+
+/** Reads a file the agent opens on its own: see the module comment for every rule applied. */
+export async function readConfinedFile(path: string, options: ConfinedReadOptions): Promise<ConfinedRead> {
+  const read = await readConfinedBytes(path, options);
+  if (!read.ok) return read;
+  if (!read.cut) return { ok: true, text: new TextDecoder().decode(read.bytes), realPath: read.realPath };
   // A character cut in two at the budget is dropped rather than shown as a replacement character.
-  return { ok: true, text: new TextDecoder().decode(read.bytes, { stream: true }), realPath, cut: true };
+  return { ok: true, text: new TextDecoder().decode(read.bytes, { stream: true }), realPath: read.realPath, cut: true };
 }
 
 /** A byte count as people read it: `64 KiB`, `1 MiB`. */

@@ -45,10 +45,12 @@ export interface ConfinedFolderOptions {
   maxEntries: number;
 }
 
-/** The listing: files in walk order (names sorted per folder), and what was passed over with a reason. */
+/** The listing: files in walk order (names sorted per folder), what was passed over with a reason, and the folders read. */
 export interface ConfinedFolder {
   files: ConfinedFileEntry[];
   skipped: SkippedEntry[];
+  /** Every folder whose entries were read (as found), so a caller can notice a file added or removed there. */
+  folders: string[];
 }
 
 interface Pending {
@@ -59,7 +61,7 @@ interface Pending {
 
 /** Lists the regular files below `folder` that `accept` takes; names starting with `.` are passed over. */
 export async function listConfinedFiles(folder: string, options: ConfinedFolderOptions): Promise<ConfinedFolder> {
-  const result: ConfinedFolder = { files: [], skipped: [] };
+  const result: ConfinedFolder = { files: [], skipped: [], folders: [] };
   const start = await locateConfined(folder, options.areas);
   if (!start.ok) {
     if (start.reason !== "missing") result.skipped.push({ path: folder, failure: start });
@@ -74,6 +76,7 @@ export async function listConfinedFiles(folder: string, options: ConfinedFolderO
   let examined = 0;
   while (stack.length > 0) {
     const current = stack.pop()!;
+    result.folders.push(current.path);
     // One name more than the budget allows tells whether the folder was cut short.
     const remaining = options.maxEntries - examined;
     const names = await readNames(current.realPath, remaining + 1);
@@ -83,8 +86,15 @@ export async function listConfinedFiles(folder: string, options: ConfinedFolderO
     const subfolders: Pending[] = [];
     for (const name of names) {
       if (name.startsWith(".")) continue;
-      if (result.files.length >= options.maxFiles) return result;
       const path = join(current.path, name);
+      if (result.files.length >= options.maxFiles) {
+        // One file more than may be listed: said once, so a folder of thousands is not cut off silently.
+        if (options.accept(name)) {
+          result.skipped.push({ path: folder, failure: { ok: false, reason: "too-many" } });
+          return result;
+        }
+        continue;
+      }
       const entry = await locateConfined(join(current.realPath, name), options.areas);
       if (!entry.ok) {
         if (entry.reason !== "missing" && (options.accept(name) || entry.reason === "outside" || entry.reason === "dangling")) {

@@ -35,6 +35,15 @@ export function homeDirectory(): string {
   return os.homedir();
 }
 
+/** The user's home directory, or undefined when it cannot be told; Deno without `--allow-sys=homedir` refuses to say, but `HOME` still does. */
+export function userHomeDirectory(): string | undefined {
+  try {
+    return homeDirectory();
+  } catch {
+    return env("HOME") ?? env("USERPROFILE");
+  }
+}
+
 export function tempDirectory(): string {
   return os.tmpdir();
 }

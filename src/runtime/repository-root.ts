@@ -13,16 +13,7 @@
  */
 import fs from "node:fs/promises";
 import { dirname, join } from "./path.ts";
-import { env, homeDirectory } from "./process.ts";
-
-/** The user's home directory; Deno without `--allow-sys=homedir` refuses to say, but `HOME` still does. */
-function userHomeDirectory(): string | undefined {
-  try {
-    return homeDirectory();
-  } catch {
-    return env("HOME");
-  }
-}
+import { userHomeDirectory } from "./process.ts";
 
 /** The repository root for `realFolder` (a resolved path), or undefined when there is none the agent trusts. */
 export async function repositoryRoot(realFolder: string, userHome = userHomeDirectory()): Promise<string | undefined> {

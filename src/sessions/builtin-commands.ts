@@ -71,7 +71,7 @@ const BUILTINS: Record<string, Builtin> = {
   },
 
   async help(_args, context) {
-    const lines = availableCommands(context.live.templates).map((c) => `/${c.name}${c.input ? ` <${c.input.hint}>` : ""} — ${c.description}`);
+    const lines = availableCommands(context.live).map((c) => `/${c.name}${c.input ? ` <${c.input.hint}>` : ""} — ${c.description}`);
     return await say(context, `Commands:\n${lines.join("\n")}`);
   },
 

@@ -19,6 +19,7 @@ import type { Grant } from "../permissions/grants.ts";
 import type { McpConnections } from "../tools/mcp/connections.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { PromptTemplate } from "./prompt-templates.ts";
+import type { Skill } from "./skills.ts";
 import type { SessionRecorder } from "./session-recorder.ts";
 import { SessionError } from "./session-error.ts";
 
@@ -31,7 +32,9 @@ export type SessionNews =
   /** The title changed; null when it was cleared. */
   | { type: "title"; title: string | null; updatedAt: string }
   /** The mode, model or thinking level changed (`modeChanged` when the mode did). */
-  | { type: "settings"; modeChanged: boolean };
+  | { type: "settings"; modeChanged: boolean }
+  /** The slash commands changed (a command file or skill was added, edited or removed). */
+  | { type: "commands" };
 
 /**
  * What a client is to send: made once per view (see `SessionClient.viewKey`)
@@ -75,6 +78,7 @@ export interface LiveSessionInit {
   grants: readonly Grant[];
   recorder: SessionRecorder;
   templates: readonly PromptTemplate[];
+  skills: readonly Skill[];
   /** Things to tell the user once the session is announced. */
   notices: readonly string[];
   title?: string;
@@ -90,9 +94,9 @@ export class LiveSession {
   readonly settings: Readonly<Settings>;
   /** Writes the session's steps to its journal. */
   readonly recorder: SessionRecorder;
-  /** Prompt templates offered as slash commands. */
-  readonly templates: readonly PromptTemplate[];
   readonly #agent: AgentSession;
+  #templates: readonly PromptTemplate[];
+  #skills: readonly Skill[];
   #mode: ApprovalMode;
   readonly #grants: Grant[];
   /** Notices waiting for the announcement; undefined once the session was announced. */
@@ -113,7 +117,8 @@ export class LiveSession {
     this.#mode = init.mode;
     this.#grants = [...init.grants];
     this.recorder = init.recorder;
-    this.templates = init.templates;
+    this.#templates = init.templates;
+    this.#skills = init.skills;
     this.#held = [...init.notices];
     this.#title = init.title;
   }
@@ -140,6 +145,16 @@ export class LiveSession {
 
   get title(): string | undefined {
     return this.#title;
+  }
+
+  /** Prompt templates and command files offered as slash commands. */
+  get templates(): readonly PromptTemplate[] {
+    return this.#templates;
+  }
+
+  /** The skills the session found (listed to the model, offered as commands). */
+  get skills(): readonly Skill[] {
+    return this.#skills;
   }
 
   /** The MCP servers the client passed, when it passed any. */
@@ -222,6 +237,12 @@ export class LiveSession {
   /** The tools the next turn offers the model. */
   offerTools(tools: readonly ToolDefinition[]): void {
     this.#agent.tools = tools;
+  }
+
+  /** The command files and skills from now on (they are read again when their files change; the caller tells what changed). */
+  offerCommandFiles(templates: readonly PromptTemplate[], skills: readonly Skill[]): void {
+    this.#templates = templates;
+    this.#skills = skills;
   }
 
   /** The system prompt the next turn sends (rebuilt when context files change). */

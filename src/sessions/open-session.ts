@@ -9,9 +9,9 @@ import { nanoid } from "nanoid";
 import { ConfigError, loadSettingsFor } from "../config/settings.ts";
 import type { Settings } from "../config/settings-schema.ts";
 import { compactionBudget } from "../engine/compaction.ts";
+import { userAgentFolders } from "../config/user-folders.ts";
 import { contextPlaces } from "../engine/context-files.ts";
 import { AgentSession } from "../engine/session.ts";
-import { buildSystemPrompt } from "../engine/system-prompt.ts";
 import type { ModelRegistry } from "../models/registry.ts";
 import type { ModelClient } from "../models/types.ts";
 import { isAbsolute } from "../runtime/path.ts";
@@ -19,8 +19,11 @@ import { statOrUndefined } from "../runtime/fs.ts";
 import type { SessionJournal } from "../store/types.ts";
 import { builtinTools } from "../tools/builtin.ts";
 import { createLocalWorkspace } from "../tools/local-workspace.ts";
-import { loadPromptTemplates } from "./prompt-templates.ts";
 import { contextNotice, readContext, trackContext } from "./session-context.ts";
+import { readSetup, trackSetup } from "./session-setup.ts";
+import { sessionSystemPrompt } from "./session-system-prompt.ts";
+import { sessionTools } from "./session-tools.ts";
+import { setupPlaces, userInstructionFolders } from "./setup-places.ts";
 import type { AgentServices } from "./services.ts";
 import { SessionRecorder } from "./session-recorder.ts";
 import type { RestoredState } from "./session-restore.ts";
@@ -102,16 +105,21 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   const notices: string[] = [];
   const model = await chooseModel(services.registry, services.options.model ?? settings.defaultModel, restored?.model, notices);
 
-  const tools = builtinTools;
-  const places = await contextPlaces(services.config.home, workspace.roots);
-  const [context, templates] = await Promise.all([readContext(places), loadPromptTemplates(services.config.home, request.cwd, workspace.roots)]);
-  notices.push(...context.skipped.map(contextNotice), ...templates.notices);
+  const home = services.config.home;
+  const userFolders = userAgentFolders();
+  const [places, setupFolders] = await Promise.all([
+    contextPlaces(userInstructionFolders(home, userFolders), workspace.roots),
+    setupPlaces(home, request.cwd, workspace.roots, userFolders),
+  ]);
+  const [context, setup] = await Promise.all([readContext(places), readSetup(setupFolders)]);
+  notices.push(...context.skipped.map(contextNotice), ...setup.notices);
   const date = new Date();
-  const systemPrompt = buildSystemPrompt({ tools, contextFiles: context.files, cwd: request.cwd, additionalDirectories: extra, date });
+  const systemPrompt = sessionSystemPrompt({ contextFiles: context.files, skills: setup.skills, cwd: request.cwd, additionalDirectories: extra, date });
   const agent = new AgentSession({
     id,
     workspace,
-    tools,
+    // The skill tool is the session's own: offered once the session exists (below).
+    tools: builtinTools,
     model,
     thinking: restored?.thinking ?? settings.thinkingLevel ?? "medium",
     systemPrompt,
@@ -140,10 +148,13 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     mode,
     grants: restored?.grants ?? [],
     recorder: new SessionRecorder(journal, restored?.messageCount ?? 0),
-    templates: templates.templates,
+    templates: setup.templates,
+    skills: setup.skills,
     notices,
     ...(restored?.title ? { title: restored.title } : {}),
   });
   trackContext(live, places, date, context);
+  trackSetup(live, setupFolders, setup);
+  live.offerTools(sessionTools(live));
   return live;
 }

@@ -1,7 +1,7 @@
 /**
  * One prompt of one client: the session's single turn claimed for it, then
- * either a built-in command or a model turn (with a prompt template
- * expanded) — tools made ready, the prompt shown to the other clients, a
+ * either a built-in command or a model turn (with a prompt template expanded
+ * or a skill loaded) — tools made ready, the prompt shown to the other clients, a
  * title taken from the first prompt, every event recorded and shown to each
  * attached client.
  * @module
@@ -10,14 +10,16 @@ import type { EventSink, StopReason } from "../engine/events.ts";
 import type { TurnOptions } from "../engine/session.ts";
 import type { ImagePart, TextPart } from "../models/types.ts";
 import { builtinCommand } from "./builtin-commands.ts";
+import { invokeFileCommand, type Invocation } from "./command-invocation.ts";
 import { setTitle, titleFromPrompt } from "./live-title.ts";
 import type { LiveSession } from "./live-session.ts";
 import { broadcast } from "./session-broadcast.ts";
 import { sessionEmitter } from "./session-emitter.ts";
 import { refreshContext } from "./session-context.ts";
 import { refreshTools } from "./session-mcp.ts";
+import { refreshSetup } from "./session-setup.ts";
 import type { AgentServices } from "./services.ts";
-import { expandTemplate, parseSlashCommand } from "./slash-arguments.ts";
+import { parseSlashCommand } from "./slash-arguments.ts";
 
 /** What the client asks for, in the terms of this layer. */
 export interface PromptRequest {
@@ -44,16 +46,23 @@ export async function promptSession(services: AgentServices, live: LiveSession, 
 
 async function runPrompt(services: AgentServices, live: LiveSession, request: PromptRequest): Promise<StopReason> {
   const emit = sessionEmitter(live);
+  // Command files and skills as they are now: one added or edited since the last prompt runs as it is on disk.
+  await refreshSetup(live);
   const command = request.slashText === undefined ? undefined : parseSlashCommand(request.slashText);
-  let leadingText: string | undefined;
+  let invocation: Invocation | undefined;
   if (command) {
     const builtin = builtinCommand(command.name);
     if (builtin) return await builtin(command.rest, { live, services, emit });
-    const template = live.templates.find((t) => t.name === command.name);
-    if (template) leadingText = expandTemplate(template.body, command.rest);
+    invocation = await invokeFileCommand(live, command.name, command.rest);
+    if (invocation?.kind === "answer") {
+      await broadcast(live, { type: "message", text: invocation.text });
+      return "end_turn";
+    }
   }
   await Promise.all([refreshTools(live), refreshContext(live)]);
-  const content = await request.readPrompt(leadingText);
+  const content = await request.readPrompt(invocation?.text);
+  // Files the command embeds follow its text (which `readPrompt` put first), before the prompt's own attachments.
+  if (invocation?.kind === "prompt" && invocation.attachments.length > 0) content.splice(invocation.text.trim() === "" ? 0 : 1, 0, ...invocation.attachments);
   // The other clients of a shared session see what was asked.
   for (const part of content) await broadcast(live, { type: "prompt", part }, request.clientId);
   if (!live.title) {

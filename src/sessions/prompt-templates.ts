@@ -1,101 +1,124 @@
 /**
- * Prompt templates: Markdown files under `<home>/prompts/` and
- * `<cwd>/.acp-edge/prompts/` (any depth) become slash commands. The file
- * name (with sub-folders joined by `:`) is the command; an optional
- * frontmatter `description` is shown in the editor's command list. Folders
- * and files are read with `listConfinedFiles` and `readConfinedFile`: what
- * leads outside, is not a regular file or is too large is left out, with a
- * notice naming it and the reason.
+ * Prompt templates: Markdown files that become slash commands — acp-edge's
+ * own (`<cwd>/.acp-edge/prompts/`, `<home>/prompts/`) and Claude Code's
+ * (`<cwd>/.claude/commands/`, `~/.claude/commands/`), any depth. The file
+ * name is the command, sub-folders namespace it (`frontend/component.md` is
+ * `/frontend:component`); frontmatter `description` and `argument-hint` are
+ * shown in the editor's command list. Frontmatter that would grant tools or
+ * switch the model (`allowed-tools`, `model`) is kept only to tell the user
+ * it is not honoured. Folders and files are read with `listConfinedFiles` and
+ * `readConfinedFile`: what leads outside, is not a regular file or is too
+ * large is left out, with a notice naming it and the reason.
  * @module
  */
-import { describeSkip, readConfinedFile, resolveAreas } from "../runtime/confined-file.ts";
+import { describeSkip, readConfinedFile } from "../runtime/confined-file.ts";
 import { describeFolderSkip, listConfinedFiles } from "../runtime/confined-folder.ts";
-import { basename, join } from "../runtime/path.ts";
+import { basename } from "../runtime/path.ts";
 import { redact } from "../runtime/secrets.ts";
+import { readFrontmatter, type FrontmatterFields } from "./frontmatter.ts";
+import type { SetupFolder } from "./setup-places.ts";
 
-/** A prompt template: its command name, description, body and file. */
+/** A prompt template: its command name, what the editor shows, its body and file, and the rank of its folder. */
 export interface PromptTemplate {
   name: string;
   description: string;
+  /** What to type after the name (`argument-hint`). */
+  hint?: string;
   body: string;
   path: string;
+  rank: number;
+  /** Frontmatter fields present that acp-edge does not honour (`allowed-tools`, `model`), to tell the user once. */
+  ignored: string[];
+}
+
+/** Templates in rank order (one per name), notices about files found but not used, and what was read (for change stamps). */
+export interface LoadedTemplates {
+  templates: PromptTemplate[];
+  notices: string[];
+  folders: string[];
+  files: string[];
 }
 
 const MAX_DEPTH = 4;
 const MAX_TEMPLATES = 200;
-/** Directory entries looked at per folder tree: a prompts folder of a million files costs no more. */
+/** Directory entries looked at per folder tree: a folder of a million files costs no more. */
 const MAX_ENTRIES = 5000;
 /** A template larger than this is not read. */
-const TEMPLATE_BUDGET = 64 * 1024;
+export const TEMPLATE_BUDGET = 64 * 1024;
+/** What a command name may be: what `parseSlashCommand` accepts, of a length a command menu can show. */
+const COMMAND_NAME = /^[A-Za-z0-9][\w:.-]{0,127}$/;
+/** Frontmatter fields that would grant tools or switch the model in Claude Code: never honoured, always told. */
+export const UNHONOURED_FIELDS = ["allowed-tools", "model", "hooks"];
 
-/** Splits `---\nkey: value\n---\nbody` into simple key/value pairs and the body. */
-export function parseFrontmatter(text: string): { attributes: Record<string, string>; body: string } {
-  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
-  if (!match) return { attributes: {}, body: text };
-  const attributes: Record<string, string> = {};
-  for (const line of match[1]!.split(/\r?\n/)) {
-    const pair = /^([A-Za-z_][\w-]*)\s*:\s*(.*)$/.exec(line);
-    if (pair) attributes[pair[1]!] = pair[2]!.trim().replace(/^(["'])(.*)\1$/, "$2");
-  }
-  return { attributes, body: match[2]! };
+/** The fields of `fields` that are present and not honoured. */
+export function unhonoured(fields: FrontmatterFields): string[] {
+  return UNHONOURED_FIELDS.filter((name) => fields.has(name));
 }
 
-/** Templates of the user and of the project, and notices about files that were found but not read. */
-export interface LoadedTemplates {
-  templates: PromptTemplate[];
-  notices: string[];
+/** What the user is told, once, about a command file's or skill's fields that are not honoured and shell lines not run. */
+export function unhonouredNotice(name: string, path: string, fields: readonly string[], marksShell: boolean): string | undefined {
+  const parts: string[] = [];
+  if (fields.includes("allowed-tools")) parts.push("its allowed-tools grant nothing (the session's mode and permission rules decide every tool call)");
+  if (fields.includes("model")) parts.push("its model is not used (the session's model answers)");
+  if (fields.includes("hooks")) parts.push("its hooks are not run");
+  if (marksShell) parts.push("its !`…` shell lines are not run (the model gets them as text, with a note)");
+  return parts.length === 0 ? undefined : `/${name} (${path}): ${parts.join("; ")}.`;
 }
 
-/** Where templates are looked for, and where their files may lead. */
-interface TemplateFolder {
-  path: string;
-  areas: readonly string[];
-  areaName: string;
-}
-
-async function collect(folder: TemplateFolder, out: PromptTemplate[], notices: string[]): Promise<void> {
-  const listing = await listConfinedFiles(folder.path, {
-    areas: folder.areas,
-    accept: (name) => name.endsWith(".md"),
-    maxDepth: MAX_DEPTH,
-    maxFiles: MAX_TEMPLATES,
-    maxEntries: MAX_ENTRIES,
-  });
-  for (const { path, failure } of listing.skipped) notices.push(templateNotice(path, describeFolderSkip(failure, folder.areaName, TEMPLATE_BUDGET)));
+async function collect(folder: SetupFolder, loaded: LoadedTemplates, names: Set<string>): Promise<void> {
+  const notice = (path: string, why: string) => loaded.notices.push(`${folder.noun} ${path} was not read: ${why}.`);
+  const listing = await listConfinedFiles(folder.path, { areas: folder.areas, accept: (name) => name.endsWith(".md"), maxDepth: MAX_DEPTH, maxFiles: MAX_TEMPLATES, maxEntries: MAX_ENTRIES });
+  loaded.folders.push(folder.path, ...listing.folders);
+  for (const { path, failure } of listing.skipped) notice(path, describeFolderSkip(failure, folder.areaName, TEMPLATE_BUDGET));
+  const oddNames: string[] = [];
   for (const { path, segments } of listing.files) {
-    const file = basename(path);
-    const name = [...segments, file.slice(0, -3)].join(":");
-    if (!/^[A-Za-z0-9][\w:.-]*$/.test(name)) continue;
+    const name = [...segments, basename(path).slice(0, -3)].join(":");
+    if (!COMMAND_NAME.test(name)) {
+      oddNames.push(path);
+      continue;
+    }
+    if (names.has(name)) continue;
+    loaded.files.push(path);
     const read = await readConfinedFile(path, { areas: folder.areas, budget: TEMPLATE_BUDGET });
     if (!read.ok) {
-      if (read.reason !== "missing") notices.push(templateNotice(path, describeSkip(read, folder.areaName, TEMPLATE_BUDGET)));
+      if (read.reason !== "missing") notice(path, describeSkip(read, folder.areaName, TEMPLATE_BUDGET));
       continue;
     }
     // What reaches the editor (the description) and the model (the body) is redacted like tool output.
-    const { attributes, body } = parseFrontmatter(redact(read.text));
-    const firstLine = body.trim().split(/\r?\n/)[0] ?? "";
-    out.push({ name, description: attributes.description || firstLine.slice(0, 60) || name, body, path });
+    const parsed = await readFrontmatter(redact(read.text));
+    if (!parsed.ok) loaded.notices.push(`${folder.noun} ${path}: ${parsed.why}; /${name} is offered without its description and hint.`);
+    const fields = parsed.ok ? parsed.fields : undefined;
+    const firstLine = parsed.body.trim().split(/\r?\n/)[0] ?? "";
+    const hint = fields?.text("argument-hint")?.trim();
+    names.add(name);
+    loaded.templates.push({
+      name,
+      description: oneLine(fields?.text("description") ?? "") || firstLine.slice(0, 60) || name,
+      ...(hint ? { hint: oneLine(hint) } : {}),
+      body: parsed.body,
+      path,
+      rank: folder.rank,
+      ignored: fields ? unhonoured(fields) : [],
+    });
+  }
+  if (oddNames.length > 0) {
+    const shown = oddNames.slice(0, 3).join(", ") + (oddNames.length > 3 ? ` and ${oddNames.length - 3} more` : "");
+    loaded.notices.push(`${folder.noun}s ${shown} are not offered: a command name is letters, digits, "_", "-", "." and ":" only, at most 128 of them.`);
   }
 }
 
-function templateNotice(path: string, why: string): string {
-  return `Prompt template ${path} was not read: ${why}.`;
+/** Text shown on one line of a menu: runs of white space (new lines included) become one space. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
 }
 
 /**
- * Templates of the user (`<home>/prompts`, whose files must stay inside the
- * home) and of the project (`<cwd>/.acp-edge/prompts`, whose files must stay
- * inside the session's roots); a project template replaces a user one of the
- * same name. `roots` are the session's resolved roots.
+ * The templates of `folders` (in rank order): the first of a name wins, so a
+ * project's template replaces a user's of the same name.
  */
-export async function loadPromptTemplates(home: string, cwd: string, roots: readonly string[]): Promise<LoadedTemplates> {
-  const user: PromptTemplate[] = [];
-  const project: PromptTemplate[] = [];
-  const notices: string[] = [];
-  const homeAreas = await resolveAreas([home]);
-  await collect({ path: join(home, "prompts"), areas: homeAreas, areaName: "the acp-edge home" }, user, notices);
-  await collect({ path: join(cwd, ".acp-edge", "prompts"), areas: roots, areaName: "the session's folders" }, project, notices);
-  const byName = new Map<string, PromptTemplate>();
-  for (const template of [...user, ...project]) byName.set(template.name, template);
-  return { templates: [...byName.values()], notices };
+export async function loadPromptTemplates(folders: readonly SetupFolder[]): Promise<LoadedTemplates> {
+  const loaded: LoadedTemplates = { templates: [], notices: [], folders: [], files: [] };
+  const names = new Set<string>();
+  for (const folder of folders) await collect(folder, loaded, names);
+  return loaded;
 }

@@ -9,33 +9,31 @@
  * @module
  */
 import {
-  contextChanged,
   loadContextFiles,
   stampContext,
   type ContextFile,
   type ContextPlaces,
-  type ContextStamp,
   type SkippedContextFile,
 } from "../engine/context-files.ts";
-import { buildSystemPrompt } from "../engine/system-prompt.ts";
-import { builtinTools } from "../tools/builtin.ts";
-import { noticeToSession } from "./session-broadcast.ts";
+import { pathsChanged, type PathStamps } from "../runtime/path-stamps.ts";
+import { markTold, tellOnce } from "./session-notices.ts";
 import type { LiveSession } from "./live-session.ts";
+import { sessionSystemPrompt } from "./session-system-prompt.ts";
 
 /** What the system prompt of one session is built from. */
 interface ContextSource {
   places: ContextPlaces;
   date: Date;
-  stamp: ContextStamp;
-  /** Notices already given, so a file that stays unreadable is not reported at every turn. */
-  told: Set<string>;
+  /** The files the system prompt holds now. */
+  files: ContextFile[];
+  stamp: PathStamps;
 }
 
 /** The context files read for a session, those skipped, and the stamp `refreshContext` compares against. */
 export interface SessionContext {
   files: ContextFile[];
   skipped: SkippedContextFile[];
-  stamp: ContextStamp;
+  stamp: PathStamps;
 }
 
 const sources = new WeakMap<LiveSession, ContextSource>();
@@ -58,26 +56,30 @@ export async function readContext(places: ContextPlaces): Promise<SessionContext
 
 /** Remembers what a live session's system prompt was built from (its skipped files are being told by the caller). */
 export function trackContext(live: LiveSession, places: ContextPlaces, date: Date, context: SessionContext): void {
-  sources.set(live, { places, date, stamp: context.stamp, told: new Set(context.skipped.map(contextNotice)) });
+  sources.set(live, { places, date, files: context.files, stamp: context.stamp });
+  markTold(live, context.skipped.map(contextNotice));
+}
+
+/** Sets the session's system prompt from its context files and skills as they are now. */
+export function rebuildSystemPrompt(live: LiveSession): void {
+  const source = sources.get(live);
+  if (!source) return;
+  live.setSystemPrompt(sessionSystemPrompt({
+    contextFiles: source.files,
+    skills: live.skills,
+    cwd: live.cwd,
+    additionalDirectories: live.additionalDirectories,
+    date: source.date,
+  }));
 }
 
 /** Rebuilds the session's system prompt when a context file changed since it was built. */
 export async function refreshContext(live: LiveSession): Promise<void> {
   const source = sources.get(live);
-  if (!source || !(await contextChanged(source.stamp))) return;
+  if (!source || !(await pathsChanged(source.stamp))) return;
   const { files, skipped, stamp } = await readContext(source.places);
-  live.setSystemPrompt(buildSystemPrompt({
-    // As when the session opened: the built-in tools (MCP tools describe themselves in their specs).
-    tools: builtinTools,
-    contextFiles: files,
-    cwd: live.cwd,
-    additionalDirectories: live.additionalDirectories,
-    date: source.date,
-  }));
+  source.files = files;
+  rebuildSystemPrompt(live);
   source.stamp = stamp;
-  for (const notice of skipped.map(contextNotice)) {
-    if (source.told.has(notice)) continue;
-    source.told.add(notice);
-    noticeToSession(live, notice);
-  }
+  for (const notice of skipped.map(contextNotice)) tellOnce(live, notice);
 }

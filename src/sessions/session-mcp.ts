@@ -6,10 +6,10 @@
  * @module
  */
 import { McpConnections, type McpServerConfig } from "../tools/mcp/connections.ts";
-import { builtinTools } from "../tools/builtin.ts";
 import { PACKAGE_VERSION } from "../config/version.ts";
 import { noticeToSession } from "./session-broadcast.ts";
 import type { LiveSession } from "./live-session.ts";
+import { sessionTools } from "./session-tools.ts";
 
 const DEFAULT_STARTUP_SECONDS = 30;
 
@@ -31,11 +31,11 @@ export async function connectMcpServers(live: LiveSession, servers: readonly unk
 
 /**
  * Before a turn: waits (bounded by the start-up timeout) for servers still
- * starting, then offers the built-in tools plus every MCP tool available now.
+ * starting, then offers the session's tools with every MCP tool available now.
  */
 export async function refreshTools(live: LiveSession): Promise<void> {
   const mcp = live.mcp;
   if (!mcp) return;
   await mcp.ready((live.settings.mcp?.startupTimeoutSeconds ?? DEFAULT_STARTUP_SECONDS) * 1000);
-  live.offerTools([...builtinTools, ...mcp.tools()]);
+  live.offerTools(sessionTools(live));
 }

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Readable, Writable } from "node:stream";
 
@@ -49,15 +49,32 @@ export interface AgentProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Environment for a child: no real credentials from the developer's shell leak in. */
+/**
+ * The home directory children get: nobody's, so no test sees the developer's own `~/.claude` or
+ * `~/.agents` (the agent reads their instructions, commands and skills). Made once per test process.
+ */
+export const TEST_USER_HOME = mkdtempSync(join(tmpdir(), "acp-edge-user-home-"));
+process.on("exit", () => rmSync(TEST_USER_HOME, { recursive: true, force: true }));
+
+/** Deno's cache as it is without a HOME of the test's own, so each spawn does not compile everything again. */
+function denoCacheDirectory(): string {
+  if (process.env.DENO_DIR) return process.env.DENO_DIR;
+  if (process.platform === "darwin") return join(homedir(), "Library", "Caches", "deno");
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "deno");
+}
+
+/** Environment for a child: no real credentials from the developer's shell leak in, and no home of theirs. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined) continue;
-    if (/^(ANTHROPIC|OPENAI|ACP_EDGE)_/.test(key)) continue;
+    if (/^(ANTHROPIC|OPENAI|ACP_EDGE)_/.test(key) || key === "CLAUDE_CONFIG_DIR") continue;
     env[key] = value;
   }
   env.NO_COLOR = "1";
+  env.DENO_DIR = denoCacheDirectory();
+  env.HOME = TEST_USER_HOME;
+  if (process.platform === "win32") env.USERPROFILE = TEST_USER_HOME;
   for (const [key, value] of Object.entries(extra)) if (value !== undefined) env[key] = value;
   return env;
 }

@@ -216,7 +216,7 @@ describe("listConfinedFiles", () => {
     const listing = await list("prompts");
     expect(listing.files).toEqual([]);
     expect(skips(listing)).toEqual(["prompts: outside"]);
-    expect(await list("absent")).toEqual({ files: [], skipped: [] });
+    expect(await list("absent")).toEqual({ files: [], skipped: [], folders: [] });
     sandbox.write("project/file-prompts", "a file where a folder should be");
     expect(skips(await list("file-prompts"))).toEqual(["file-prompts: not-a-folder"]);
   });

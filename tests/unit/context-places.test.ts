@@ -11,6 +11,7 @@ import { chownSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { contextPlaces, loadContextFiles } from "../../src/engine/context-files.ts";
 import { resolveAreas } from "../../src/runtime/confined-file.ts";
+import { userInstructionFolders } from "../../src/sessions/setup-places.ts";
 import { repositoryRoot } from "../../src/runtime/repository-root.ts";
 import { makeSandbox, type Sandbox } from "../helpers/agent-process.ts";
 
@@ -34,7 +35,7 @@ describe("context places", () => {
 
   async function load(extra: string[] = []) {
     const roots = await resolveAreas([cwd, ...extra]);
-    return await loadContextFiles(await contextPlaces(sandbox.home, roots));
+    return await loadContextFiles(await contextPlaces(userInstructionFolders(sandbox.home, {}), roots));
   }
   const contents = (loaded: Awaited<ReturnType<typeof load>>) => loaded.files.map((f) => f.content.trim());
 
@@ -57,7 +58,7 @@ describe("context places", () => {
     mkdirSync(plainCwd, { recursive: true });
     sandbox.write("plain/AGENTS.md", "above a plain folder\n");
     sandbox.write("plain/app/AGENTS.md", "plain cwd\n");
-    const plain = await loadContextFiles(await contextPlaces(sandbox.home, await resolveAreas([plainCwd])));
+    const plain = await loadContextFiles(await contextPlaces(userInstructionFolders(sandbox.home, {}), await resolveAreas([plainCwd])));
     expect(plain.files.map((f) => f.content.trim())).toEqual(["home", "plain cwd"]);
   });
 

@@ -6,8 +6,10 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { contextChanged, contextPlaces, loadContextFiles, stampContext } from "../../src/engine/context-files.ts";
+import { contextPlaces, loadContextFiles, stampContext } from "../../src/engine/context-files.ts";
+import { pathsChanged } from "../../src/runtime/path-stamps.ts";
 import { resolveAreas } from "../../src/runtime/confined-file.ts";
+import { userInstructionFolders } from "../../src/sessions/setup-places.ts";
 import { makeSandbox, type Sandbox } from "../helpers/agent-process.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -22,7 +24,7 @@ describe("context stamps", () => {
 
   /** Reads and stamps as a session does. */
   async function readAndStamp(readAt?: number) {
-    const places = await contextPlaces(sandbox.home, await resolveAreas([sandbox.project]));
+    const places = await contextPlaces(userInstructionFolders(sandbox.home, {}), await resolveAreas([sandbox.project]));
     const { files } = await loadContextFiles(places);
     expect(files.map((f) => f.content)).toEqual(["Rule two.\n"]);
     return stampContext(places, files, readAt);
@@ -35,7 +37,7 @@ describe("context stamps", () => {
     // Past the short margin after the write: only the read's start can tell the change came during the read.
     await sleep(150);
     const stamp = await readAndStamp(readAt);
-    expect(await contextChanged(stamp)).toBe(true);
+    expect(await pathsChanged(stamp)).toBe(true);
   });
 
 });

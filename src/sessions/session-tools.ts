@@ -1,0 +1,39 @@
+/**
+ * The tools a session offers the model: the built-ins, `skill` while the
+ * session has skills to list, and the tools of its MCP servers available now.
+ * @module
+ */
+import { builtinTools } from "../tools/builtin.ts";
+import { createSkillTool } from "../tools/skill.ts";
+import type { ToolDefinition } from "../tools/types.ts";
+import type { LiveSession } from "./live-session.ts";
+import { listedSkills } from "./session-system-prompt.ts";
+import { loadSkill } from "./skill-loading.ts";
+
+const skillTools = new WeakMap<LiveSession, ToolDefinition>();
+
+/** The `skill` tool of `live`, over its skills as they are when the model calls it. */
+function skillToolOf(live: LiveSession): ToolDefinition {
+  let tool = skillTools.get(live);
+  if (!tool) {
+    tool = createSkillTool({
+      async load(name) {
+        const skill = live.skills.find((s) => s.name === name && s.modelInvocable);
+        if (!skill) {
+          const names = listedSkills(live.skills).map((s) => s.name);
+          return { ok: false, message: `There is no skill named "${name}". Skills: ${names.length > 0 ? names.join(", ") : "none"}.` };
+        }
+        const loaded = await loadSkill(live, skill);
+        return loaded.ok ? { ok: true, text: loaded.text, file: skill.file } : { ok: false, message: `The skill "${name}" could not be loaded: ${loaded.why}.` };
+      },
+    });
+    skillTools.set(live, tool);
+  }
+  return tool;
+}
+
+/** Every tool `live` offers now. */
+export function sessionTools(live: LiveSession): ToolDefinition[] {
+  const skill = listedSkills(live.skills).length > 0 ? [skillToolOf(live)] : [];
+  return [...builtinTools, ...skill, ...(live.mcp?.tools() ?? [])];
+}

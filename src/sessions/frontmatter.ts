@@ -78,7 +78,7 @@ type Parsed = { ok: true; value: Record<string, unknown> } | { ok: false; why: s
 async function parseYaml(block: string): Promise<Parsed> {
   if (block.trim() === "") return { ok: true, value: Object.create(null) };
   // Loaded on first use: sessions without frontmatter never load the parser.
-  const { parseDocument } = await import("yaml");
+  const { parseDocument } = await import("./yaml-document.ts");
   try {
     const options = { schema: "core", uniqueKeys: true, maxAliasCount: 0, resolveKnownTags: false, prettyErrors: false } as const;
     const document = parseDocument(block, options);

@@ -31,6 +31,9 @@ export type Frontmatter = { ok: true; fields: FrontmatterFields; body: string } 
 
 /** A frontmatter larger than this is not parsed: the fields of a command or skill take a few hundred bytes. */
 const MAX_FRONTMATTER_BYTES = 16 * 1024;
+/** Nesting deeper than this (brackets, or columns of indentation) is refused before parsing: it only costs time. */
+const MAX_NESTING = 32;
+const MAX_INDENT = 64;
 
 const OPENING = /^\uFEFF?---[ \t]*\r?\n/;
 const CLOSING = /^---[ \t]*$/m;
@@ -50,11 +53,23 @@ export async function readFrontmatter(text: string): Promise<Frontmatter> {
   const block = rest.slice(0, closing.index).replace(/\r?\n$/, "");
   const body = rest.slice(closing.index + closing[0].length).replace(/^\r?\n/, "");
   if (new TextEncoder().encode(block).length > MAX_FRONTMATTER_BYTES) return { ok: false, why: `its frontmatter is larger than ${MAX_FRONTMATTER_BYTES / 1024} KiB`, body };
+  if (nestedTooDeeply(block)) return { ok: false, why: "its frontmatter is nested too deeply", body };
   const lines = simpleLines(block);
   const parsed = await parseYaml(block);
   if (parsed.ok) return { ok: true, fields: fieldsOf(parsed.value, lines ?? new Map()), body };
   if (lines) return { ok: true, fields: fieldsOf(Object.create(null), lines), body };
   return { ok: false, why: `its frontmatter is not valid YAML (${parsed.why})`, body };
+}
+
+/** Whether brackets (counted in quotes too: stricter, never looser) or indentation go deeper than a frontmatter needs. */
+function nestedTooDeeply(block: string): boolean {
+  let depth = 0;
+  for (const c of block) {
+    if (c === "[" || c === "{") depth++;
+    else if ((c === "]" || c === "}") && depth > 0) depth--;
+    if (depth > MAX_NESTING) return true;
+  }
+  return block.split("\n").some((line) => line.length - line.trimStart().length > MAX_INDENT);
 }
 
 /** The raw `key: value` pairs when every line is one (or blank, or a comment); undefined otherwise. */
@@ -63,7 +78,8 @@ function simpleLines(block: string): Map<string, string> | undefined {
   for (const line of block.split(/\r?\n/)) {
     if (/^\s*(#.*)?$/.test(line)) continue;
     const match = SIMPLE_LINE.exec(line);
-    if (!match) return undefined;
+    // A key given twice is ambiguous, not simple.
+    if (!match || pairs.has(match[1]!)) return undefined;
     pairs.set(match[1]!, unquote(match[2] ?? ""));
   }
   return pairs;
@@ -80,7 +96,7 @@ async function parseYaml(block: string): Promise<Parsed> {
   // Loaded on first use: sessions without frontmatter never load the parser.
   const { parseDocument } = await import("./yaml-document.ts");
   try {
-    const options = { schema: "core", uniqueKeys: true, maxAliasCount: 0, resolveKnownTags: false, prettyErrors: false } as const;
+    const options = { schema: "core", uniqueKeys: true, maxAliasCount: 0, resolveKnownTags: false, prettyErrors: false, logLevel: "silent" } as const;
     const document = parseDocument(block, options);
     // Said by line and kind only: the parser's messages quote the file, and notices never carry content.
     const problem = document.errors[0] ?? document.warnings[0];

@@ -90,4 +90,41 @@ describe("context places", () => {
     expect(contents(again)).toEqual(["repository root", "cwd"]);
     expect(again.skipped).toEqual([{ path: join(sandbox.home, "CLAUDE.md"), why: "it leads outside the acp-edge home" }]);
   });
+
+  test("the user's own instructions come first, most general first, each once even when linked, each labelled", async () => {
+    const user = { agents: join(sandbox.root, "user", ".agents"), claude: join(sandbox.root, "user", ".claude") };
+    sandbox.write("user/.agents/AGENTS.md", "agents\n");
+    sandbox.write("user/.claude/CLAUDE.md", "claude\n");
+    const roots = await resolveAreas([cwd]);
+    const load = async () => await loadContextFiles(await contextPlaces(userInstructionFolders(sandbox.home, user), roots));
+    const loaded = await load();
+    expect(loaded.files.map((f) => [f.content.trim(), f.scope])).toEqual([
+      ["agents", "user"], ["claude", "user"], ["home", "user"], ["repository root", "project"], ["cwd", "project"],
+    ]);
+    // ~/.claude/CLAUDE.md kept as a link to ~/.agents/AGENTS.md is one file, given once.
+    rmSync(join(user.claude, "CLAUDE.md"));
+    symlinkSync(join(user.agents, "AGENTS.md"), join(user.claude, "CLAUDE.md"));
+    expect(contents(await load())).toEqual(["agents", "home", "repository root", "cwd"]);
+    // A link from them into the acp-edge home (keys, sessions) or anywhere else is refused.
+    rmSync(join(user.claude, "CLAUDE.md"));
+    symlinkSync(join(sandbox.home, "AGENTS.md"), join(user.claude, "CLAUDE.md"));
+    expect((await load()).skipped).toEqual([{ path: join(user.claude, "CLAUDE.md"), why: "it leads outside your Claude and .agents folders" }]);
+  });
+
+  test("all instructions share one budget: the nearest are read whole, the farthest cut or left out, each said", async () => {
+    const block = (marker: string) => `${marker}\n${"x".repeat(60 * 1024)}\n`;
+    sandbox.write("home/AGENTS.md", block("HOME"));
+    sandbox.write("project/AGENTS.md", block("ROOT"));
+    sandbox.write("project/packages/AGENTS.md", block("PACKAGES"));
+    sandbox.write("project/packages/app/AGENTS.md", block("CWD"));
+    const loaded = await load();
+    expect(loaded.files.map((f) => f.content.split("\n")[0])).toEqual(["ROOT", "PACKAGES", "CWD"]);
+    const total = loaded.files.reduce((n, f) => n + new TextEncoder().encode(f.content).length, 0);
+    expect(total).toBeLessThanOrEqual(128 * 1024 + 100);
+    expect(loaded.files[0]!.content).toEndWith("[cut: instructions are limited to 128 KiB in all]");
+    expect(loaded.skipped).toEqual([
+      { path: join(repo, "AGENTS.md"), why: "the instructions together are larger than 128 KiB; only its first 7 KiB were read", partly: true },
+      { path: join(sandbox.home, "AGENTS.md"), why: "the instructions together are larger than 128 KiB, and nearer files come first" },
+    ]);
+  });
 });

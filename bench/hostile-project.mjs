@@ -1,6 +1,7 @@
 // Hostile project files: peak memory (VmHWM) and time of `session/new` when the project's AGENTS.md
 // is a link to /dev/zero, a 1 GB sparse file, a FIFO nobody writes to, or a link to
-// /proc/self/environ, next to a plain project. Each case spawns a fresh agent with a minimal
+// /proc/self/environ, when its skills are such files or frontmatters built to cost (alias bombs,
+// deep nesting), and with thousands of command files — next to a plain project. Each case spawns a fresh agent with a minimal
 // environment on the offline faux model, sends initialize and session/new over stdio, and reads the
 // agent's peak resident memory from /proc (Linux only).
 // Usage: npm run bench:hostile  (or `node bench/hostile-project.mjs [--bun|--deno] [--runs N] [--case TEXT]` after
@@ -34,6 +35,28 @@ const cases = {
   "AGENTS.md: 1 GB sparse file": (project) => execFileSync("truncate", ["-s", "1G", join(project, "AGENTS.md")]),
   "CLAUDE.md: a FIFO": (project) => execFileSync("mkfifo", [join(project, "CLAUDE.md")]),
   "AGENTS.md -> /proc/self/environ": (project) => symlinkSync("/proc/self/environ", join(project, "AGENTS.md")),
+  ".claude/skills: SKILL.md -> /dev/zero, a FIFO, 1 GB": (project) => {
+    for (const name of ["zero", "fifo", "big"]) mkdirSync(join(project, ".claude", "skills", name), { recursive: true });
+    symlinkSync("/dev/zero", join(project, ".claude", "skills", "zero", "SKILL.md"));
+    execFileSync("mkfifo", [join(project, ".claude", "skills", "fifo", "SKILL.md")]);
+    execFileSync("truncate", ["-s", "1G", join(project, ".claude", "skills", "big", "SKILL.md")]);
+  },
+  ".claude/skills: 200 frontmatters, alias bombs and deep nesting": (project) => {
+    const bomb = Array.from({ length: 9 }, (_, i) => `l${i + 1}: &l${i + 1} [*l${i}, *l${i}, *l${i}, *l${i}]`).join("\n");
+    for (let i = 0; i < 200; i++) {
+      const folder = join(project, ".claude", "skills", `s${i}`);
+      mkdirSync(folder, { recursive: true });
+      const block = i % 2 ? `l0: &l0 [lol, lol]\n${bomb}` : `a: ${"[".repeat(7000)}${"]".repeat(7000)}`;
+      writeFileSync(join(folder, "SKILL.md"), `---\nname: s${i}\ndescription: d\n${block}\n---\nbody\n`);
+    }
+  },
+  ".claude/commands: 5,000 command files": (project) => {
+    for (let i = 0; i < 5000; i++) {
+      const folder = join(project, ".claude", "commands", `g${i % 50}`);
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, `c${i}.md`), `---\ndescription: command ${i}\nargument-hint: [a] [b]\n---\nDo $1 with $2.\n`);
+    }
+  },
 };
 
 /** Peak resident memory of a process so far, in MiB. */

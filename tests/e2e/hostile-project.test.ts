@@ -4,7 +4,8 @@
  * FIFOs, 1 GB sparse files, dangling links, loops and deep nesting at every
  * name the agent reads on its own), driven as an editor drives the agent —
  * `session/new`, the commands it announces, a prompt whose tools search the
- * project, a prompt template, and `session/load` in a new process — on each
+ * project, a prompt template, a Claude Code command that names files outside
+ * and a skill the model loads, and `session/load` in a new process — on each
  * runtime over stdio and over `agent serve`'s WebSocket `/acp`, against the
  * fake model server. Every byte a client received, every model request
  * body, every session file and the agent's stderr are searched for the
@@ -82,13 +83,17 @@ function expectNotices(text: string, sandbox: Sandbox, hostile: HostileProject):
     [join(sandbox.home, "prompts"), "it leads outside the acp-edge home"],
   ];
   for (const [path, why] of templates) expect(count(text, `Prompt template ${path} was not read: ${why}.`), path).toBe(1);
+  for (const [what, why] of hostile.setupRefusals) expect(count(text, `${what}: ${why}.`), what).toBe(1);
 }
 
 /** The commands offered: the good template, nothing from outside, nothing hostile. */
 function expectCommands(commands: acp.AvailableCommand[]): void {
   const names = commands.map((c) => c.name);
   expect(commands.find((c) => c.name === "good")?.description).toBe("A legitimate template");
-  for (const hostile of ["evil", "environ", "zero", "fifo", "big", "dangling", "outdir:evil", "a:b:c:d:e:deep"]) expect(names).not.toContain(hostile);
+  for (const hostile of ["evil", "environ", "zero", "fifo", "big", "dangling", "outdir:evil", "a:b:c:d:e:deep", "bomb", "yaml", "linked-out"]) expect(names).not.toContain(hostile);
+  expect(commands.find((c) => c.name === "audit")).toMatchObject({ description: "Audit the project", input: { hint: "[area] [depth]" } });
+  expect(commands.find((c) => c.name === "legit-skill")?.description).toBe("A legitimate skill for LEGIT work.");
+  expect(names.filter((n) => n === "compact")).toHaveLength(1);
 }
 
 /** Nothing planted outside, in the environment or the key reaches anything the agent wrote. */
@@ -144,6 +149,19 @@ for (const runtime of RUNTIMES) {
         expect((await first.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "/good now" }] })).stopReason).toBe("end_turn");
         expect(JSON.stringify(server.requests.at(-1)?.body?.messages)).toContain("Say LEGIT-TEMPLATE and now (key [redacted])");
         expect((await first.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "still there?" }] })).stopReason).toBe("end_turn");
+        // A Claude Code command naming files outside with @ and a shell line: notes, nothing read or run.
+        server.push({ text: "audited" });
+        expect((await first.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "/audit deep" }] })).stopReason).toBe("end_turn");
+        const audited = JSON.stringify(server.requests.at(-1)?.body?.messages);
+        expect(audited).toContain("Audit LEGIT-COMMAND deep with @");
+        expect(audited).toContain(`[linked resource file:///proc/self/environ: it leads outside the session's directories, so it was not read]`);
+        expect(audited).toContain("[Not run: acp-edge does not run the shell commands");
+        // The model sees the skill's name, not its body, until it loads it.
+        expect(JSON.stringify(server.requests.at(-1)?.body?.system)).toContain("- legit-skill: A legitimate skill for LEGIT work.");
+        expect(JSON.stringify(server.requests.at(-1)?.body?.system)).not.toContain("LEGIT-SKILL-BODY");
+        server.push({ toolCalls: [{ id: "s1", name: "skill", input: { name: "legit-skill" } }] }, { text: "skilled" });
+        expect((await first.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "use the skill" }] })).stopReason).toBe("end_turn");
+        expect(JSON.stringify(server.requests.at(-1)?.body?.messages)).toContain("LEGIT-SKILL-BODY");
         expect(agentText(first.client.updates(sessionId))).toContain("still working");
         // Files that stay unreadable are told once per session, however often the turns read the context again.
         expectNotices(agentText(first.client.updates(sessionId)), sandbox, hostile);

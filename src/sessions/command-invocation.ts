@@ -11,7 +11,8 @@
 import type { TextPart } from "../models/types.ts";
 import { embedReferences } from "./file-references.ts";
 import type { LiveSession } from "./live-session.ts";
-import { unhonouredNotice, type PromptTemplate } from "./prompt-templates.ts";
+import type { PromptTemplate } from "./prompt-templates.ts";
+import { unhonouredNotice } from "./setup-file.ts";
 import { tellOnce } from "./session-notices.ts";
 import { shellLines, shellLinesNote } from "./shell-lines.ts";
 import { loadSkill } from "./skill-loading.ts";

@@ -48,8 +48,8 @@ export async function readSetup(places: SetupPlaces): Promise<SessionSetup> {
   const readAt = Date.now();
   const [templates, skills] = await Promise.all([loadPromptTemplates(places.templates), loadSkills(places.skills)]);
   const stamp = await stampPaths([], [...templates.folders, ...skills.folders, ...templates.files, ...skills.files], readAt);
-  const notices = [...templates.notices, ...skills.notices, ...shadowNotices(templates.templates, skills.skills)];
-  return { templates: templates.templates, skills: skills.skills, notices, stamp };
+  const notices = [...templates.notices, ...skills.notices, ...shadowNotices(templates.items, skills.items)];
+  return { templates: templates.items, skills: skills.items, notices, stamp };
 }
 
 /** Remembers where a live session's command files and skills come from (its notices are being told by the caller). */

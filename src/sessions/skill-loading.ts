@@ -11,13 +11,11 @@
  * @module
  */
 import type { Grant } from "../permissions/grants.ts";
-import { describeSkip, readConfinedFile, resolveAreas } from "../runtime/confined-file.ts";
+import { resolveAreas } from "../runtime/confined-file.ts";
 import { listConfinedFiles } from "../runtime/confined-folder.ts";
 import { containingRoot, relative } from "../runtime/path.ts";
-import { redact } from "../runtime/secrets.ts";
-import { readFrontmatter } from "./frontmatter.ts";
 import type { LiveSession } from "./live-session.ts";
-import { TEMPLATE_BUDGET, unhonouredNotice } from "./prompt-templates.ts";
+import { readSetupFile, unhonouredNotice } from "./setup-file.ts";
 import { tellOnce } from "./session-notices.ts";
 import { shellLines, shellLinesNote } from "./shell-lines.ts";
 import type { Skill } from "./skills.ts";
@@ -49,9 +47,9 @@ async function filesBeside(skill: Skill): Promise<{ files: string[]; more: boole
  * folder when that is outside the session's roots.
  */
 export async function loadSkill(live: LiveSession, skill: Skill, rawArguments?: string): Promise<SkillLoad> {
-  const read = await readConfinedFile(skill.file, { areas: skill.areas, budget: TEMPLATE_BUDGET });
-  if (!read.ok) return { ok: false, why: `${skill.file} ${read.reason === "missing" ? "no longer exists" : `was not read: ${describeSkip(read, skill.areaName, TEMPLATE_BUDGET)}`}` };
-  const parsed = await readFrontmatter(redact(read.text));
+  const read = await readSetupFile(skill.file, skill.areas, skill.areaName);
+  if (!read.ok) return { ok: false, why: `${skill.file} ${read.missing ? "no longer exists" : `was not read: ${read.why}`}` };
+  const { parsed } = read;
   if (!parsed.ok) return { ok: false, why: `${skill.file}: ${parsed.why}` };
   const [folder] = await resolveAreas([skill.folder]);
   if (folder === undefined) return { ok: false, why: `${skill.folder} no longer exists` };

@@ -16,20 +16,13 @@
  * notice; the session carries on.
  * @module
  */
-import { describeSkip, readConfinedFile } from "../runtime/confined-file.ts";
 import { describeFolderSkip, listConfinedFiles } from "../runtime/confined-folder.ts";
 import { basename, dirname } from "../runtime/path.ts";
-import { redact } from "../runtime/secrets.ts";
-import { readFrontmatter } from "./frontmatter.ts";
-import { oneLine, TEMPLATE_BUDGET, unhonoured } from "./prompt-templates.ts";
+import { oneLine, readListedFile, SETUP_FILE_BUDGET, unhonoured, type LoadedSetup, type OfferedFile } from "./setup-file.ts";
 import type { SetupFolder } from "./setup-places.ts";
 
 /** A skill as listed: enough to name it to the model and the editor, and to find its files. */
-export interface Skill {
-  name: string;
-  description: string;
-  /** What to type after `/name` (`argument-hint`). */
-  hint?: string;
+export interface Skill extends OfferedFile {
   /** The `SKILL.md` file, as found. */
   file: string;
   /** Its folder, as found. */
@@ -38,21 +31,10 @@ export interface Skill {
   areas: readonly string[];
   areaName: string;
   origin: "project" | "user";
-  rank: number;
   /** False with `disable-model-invocation: true`: not listed to the model, offered as a command only. */
   modelInvocable: boolean;
   /** False with `user-invocable: false`: listed to the model, not offered as a command. */
   userInvocable: boolean;
-  /** Frontmatter fields present that acp-edge does not honour, to tell the user once. */
-  ignored: string[];
-}
-
-/** Skills in rank order (one per name), notices about skills skipped, and what was read (for change stamps). */
-export interface LoadedSkills {
-  skills: Skill[];
-  notices: string[];
-  folders: string[];
-  files: string[];
 }
 
 /** Skills per skills folder; a folder with more is told. */
@@ -64,24 +46,19 @@ const SKILL_NAME = /^(?=.{1,64}$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_DESCRIPTION = 1024;
 const SKILL_FILE = "SKILL.md";
 
-async function collect(folder: SetupFolder, loaded: LoadedSkills, names: Set<string>): Promise<void> {
+async function collect(folder: SetupFolder, loaded: LoadedSetup<Skill>, names: Set<string>): Promise<void> {
   const notice = (path: string, why: string) => loaded.notices.push(`${folder.noun} ${path} was not read: ${why}.`);
   const listing = await listConfinedFiles(folder.path, { areas: folder.areas, accept: (name) => name === SKILL_FILE, maxDepth: 1, maxFiles: MAX_SKILLS, maxEntries: MAX_ENTRIES });
   loaded.folders.push(folder.path, ...listing.folders);
   for (const { path, failure } of listing.skipped) {
     // Inside a skill's own folder only SKILL.md matters: its sub-folders and links are the skill's business until it is loaded.
     const aboutSkill = path === folder.path || dirname(path) === folder.path || basename(path) === SKILL_FILE;
-    if (aboutSkill && failure.reason !== "too-deep") notice(path, describeFolderSkip(failure, folder.areaName, TEMPLATE_BUDGET));
+    if (aboutSkill && failure.reason !== "too-deep") notice(path, describeFolderSkip(failure, folder.areaName, SETUP_FILE_BUDGET));
   }
   for (const { path, segments } of listing.files) {
     if (segments.length !== 1) continue;
-    loaded.files.push(path);
-    const read = await readConfinedFile(path, { areas: folder.areas, budget: TEMPLATE_BUDGET });
-    if (!read.ok) {
-      if (read.reason !== "missing") notice(path, describeSkip(read, folder.areaName, TEMPLATE_BUDGET));
-      continue;
-    }
-    const parsed = await readFrontmatter(redact(read.text));
+    const parsed = await readListedFile(path, folder.noun, folder.areas, folder.areaName, loaded);
+    if (!parsed) continue;
     const skipped = (why: string) => loaded.notices.push(`${folder.noun} ${path} was not loaded: ${why}.`);
     if (!parsed.ok) {
       skipped(parsed.why);
@@ -101,7 +78,7 @@ async function collect(folder: SetupFolder, loaded: LoadedSkills, names: Set<str
     }
     const hint = fields.text("argument-hint")?.trim();
     names.add(name);
-    loaded.skills.push({
+    loaded.items.push({
       name,
       description: description.slice(0, MAX_DESCRIPTION),
       ...(hint ? { hint: oneLine(hint) } : {}),
@@ -125,8 +102,8 @@ function firstLine(body: string): string {
 }
 
 /** The skills of `folders` (in rank order): the first of a name wins. */
-export async function loadSkills(folders: readonly SetupFolder[]): Promise<LoadedSkills> {
-  const loaded: LoadedSkills = { skills: [], notices: [], folders: [], files: [] };
+export async function loadSkills(folders: readonly SetupFolder[]): Promise<LoadedSetup<Skill>> {
+  const loaded: LoadedSetup<Skill> = { items: [], notices: [], folders: [], files: [] };
   const names = new Set<string>();
   for (const folder of folders) await collect(folder, loaded, names);
   return loaded;

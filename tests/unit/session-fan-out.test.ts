@@ -44,6 +44,7 @@ function liveSession(): LiveSession {
     grants: [],
     recorder: { record: async () => undefined } as unknown as SessionRecorder,
     templates: [],
+    skills: [],
     notices: [],
   });
 }

@@ -1,7 +1,7 @@
 /**
  * One accepted WebSocket as an ACP connection: bounded stream, counted in the
- * server state while open (capacity, `/apc` clients, shutdown), scoped to its
- * durable session on `/apc`.
+ * server state while its socket is open (capacity, `/apc` clients, shutdown),
+ * scoped to its durable session on `/apc`.
  * @module
  */
 import { connectAgent } from "../acp/agent-app.ts";
@@ -20,10 +20,15 @@ export function serveSocket(services: AgentServices, limits: ServeLimits, state:
   const served = connectAgent(services, stream, scope);
   const connection: OpenConnection = { stream, answered: served.answered, ...(route.kind === "apc" ? { sessionId: route.sessionId } : {}) };
   state.connections.add(connection);
+  // Counted until its socket has closed, not until the connection has wound down (its turns cancelled and
+  // answered, its sessions released): a client that has seen its socket close may connect again at once, and at
+  // capacity it would be refused for a connection that no longer exists.
+  const release = () => state.connections.delete(connection);
+  void stream.closed.then(release);
   void served.closed
     .catch((error) => log.warn("a WebSocket connection failed", error))
     .finally(() => {
-      state.connections.delete(connection);
+      release();
       stream.close(1000, "closed");
     });
 }

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { makeSandbox, RUNTIMES, spawnAgent, type Sandbox } from "../helpers/agent-process.ts";
 import { waitFor } from "../helpers/expect-error.ts";
-import { bearer, startServe, SUBPROTOCOL, TOKEN, tryUpgrade, type ServeProcess } from "../helpers/serve-process.ts";
+import { bearer, rawSocket, startServe, SUBPROTOCOL, TOKEN, tryUpgrade, type ServeProcess } from "../helpers/serve-process.ts";
 
 describe.each(RUNTIMES)("serve handshake on %s", (runtime) => {
   let sandbox: Sandbox;
@@ -33,6 +33,9 @@ describe.each(RUNTIMES)("serve handshake on %s", (runtime) => {
     expect(result.status).toBe(status);
     expect(result.headers["content-type"]).toContain("application/json");
     for (const [name, value] of Object.entries(headers)) expect(String(result.headers[name])).toMatch(value);
+    // The body is written by our own upgrade listener on Node (node-server sends none): an empty one means that broke.
+    expect({ status, bodyBytes: Buffer.byteLength(result.body) > 0 }).toEqual({ status, bodyBytes: true });
+    expect(result.headers["content-length"]).toBe(String(Buffer.byteLength(result.body)));
     expect(JSON.parse(result.body).error.code).toBe(code);
   };
 
@@ -64,6 +67,27 @@ describe.each(RUNTIMES)("serve handshake on %s", (runtime) => {
       expect(opened).toMatchObject({ ok: true, protocol: SUBPROTOCOL });
       if (opened.ok) opened.ws.close();
       await waitFor(async () => (await (await fetch(`${server.url}/v1/capabilities`, { headers: bearer(TOKEN) })).json()).connections.open === 0, 5000, "the socket to close");
+    }
+  });
+
+  test("at capacity, a client that connects again as soon as its socket has closed is let in, every time", async () => {
+    // Each connection opens a session, so winding it down after the close (turns, the session's release) takes a while.
+    for (let i = 0; i < 10; i += 1) {
+      const opened = await tryUpgrade(`${server.wsUrl}/acp`, { protocols: [SUBPROTOCOL], headers: bearer(TOKEN) });
+      if (!opened.ok) throw new Error(`attempt ${i}: refused with ${opened.status} ${opened.body}`);
+      const rpc = rawSocket(opened.ws);
+      rpc.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+      await rpc.response(1);
+      rpc.send({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: sandbox.project, mcpServers: [] } });
+      expect((await rpc.response(2)).result.sessionId).toBeString();
+      opened.ws.close();
+      await rpc.closed;
+    }
+    const last = await tryUpgrade(`${server.wsUrl}/acp`, { protocols: [SUBPROTOCOL], headers: bearer(TOKEN) });
+    expect(last.ok).toBe(true);
+    if (last.ok) {
+      last.ws.close();
+      await rawSocket(last.ws).closed;
     }
   });
 

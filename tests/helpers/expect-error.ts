@@ -13,9 +13,10 @@ export async function rpcError(promise: Promise<unknown>, code: number): Promise
 }
 
 /** Resolves when `predicate` holds, polling; rejects after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 10_000, what = "condition"): Promise<void> {
+export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = "condition"): Promise<void> {
   const started = Date.now();
-  while (!predicate()) {
+  // Awaited: a promise is always truthy, so an async predicate not awaited would end the wait at once.
+  while (!(await predicate())) {
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }

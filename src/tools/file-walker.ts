@@ -10,7 +10,6 @@
  * reported through `onIgnoreFileSkipped` and its rules do not apply.
  * @module
  */
-import type ignore from "ignore";
 import { describeSkip, readConfinedFile } from "../runtime/confined-file.ts";
 import { errorCode, isNotFound, readDir, realPath, stat } from "../runtime/fs.ts";
 import { containingRoot, dirname, isWithin, join, relative } from "../runtime/path.ts";
@@ -18,7 +17,7 @@ import { platform } from "../runtime/process.ts";
 import { repositoryRoot } from "../runtime/repository-root.ts";
 import { globMatcher } from "./glob-regex.ts";
 import { loadSearchEngines } from "./search-engines.ts";
-import { linearIgnore } from "./linear-ignore.ts";
+import { parseIgnoreRules, type IgnoreRules } from "./gitignore.ts";
 import { UnsupportedRegexError } from "./linear-regex.ts";
 import { toPosix } from "./paths.ts";
 import { ToolError, type PathFilter } from "./types.ts";
@@ -47,6 +46,8 @@ export interface WalkOptions {
   onWithheld?(): void;
   /** Called with a notice (the file and why, never its content) for each ignore file that was found but not read. */
   onIgnoreFileSkipped?(notice: string): void;
+  /** Ignore rules fold case (git's `core.ignorecase`); by default where file systems usually do (macOS, Windows). */
+  ignoreCase?: boolean;
 }
 
 /** What a walk left out, for the closing note of a result: entries the filter withheld, ignore files not applied. */
@@ -71,7 +72,7 @@ export function reportingWalk(roots: readonly string[], signal: AbortSignal | un
 
 /** Rules from one ignore file, and how to express a walk-relative path relative to its directory. */
 interface IgnoreLevel {
-  rules: ignore.Ignore;
+  rules: IgnoreRules;
   toLevel(relativePath: string): string;
 }
 
@@ -95,10 +96,11 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 export async function* walkFiles(start: string, options: WalkOptions): AsyncGenerator<WalkEntry> {
   await loadSearchEngines();
   const { roots, signal, filter, onWithheld } = options;
+  const ignoreCase = options.ignoreCase ?? CASE_INSENSITIVE_FS;
   throwIfAborted(signal);
   const realStart = await realPath(start);
   const visitedLinks = new Set<string>();
-  const { levels: startLevels, read } = await ancestorLevels(realStart, roots, options.onIgnoreFileSkipped);
+  const { levels: startLevels, read } = await ancestorLevels(realStart, roots, ignoreCase, options.onIgnoreFileSkipped);
   const stack: PendingDir[] = [{ path: start, relativePath: "", realPath: realStart, levels: startLevels }];
 
   while (stack.length > 0) {
@@ -116,7 +118,7 @@ export async function* walkFiles(start: string, options: WalkOptions): AsyncGene
     let levels = dir.levels;
     if (entries.some((e) => e.name === ".gitignore" && !e.isDirectory)) {
       const text = await read(join(dir.path, ".gitignore"));
-      if (text !== undefined && text.trim() !== "") levels = [...levels, makeLevel(text, dir.relativePath)];
+      if (text !== undefined && text !== "") levels = [...levels, makeLevel(text, dir.relativePath, ignoreCase)];
     }
 
     const subdirs: PendingDir[] = [];
@@ -179,17 +181,15 @@ function isPermissionError(error: unknown): boolean {
 function isIgnored(levels: IgnoreLevel[], relativePath: string, isDirectory: boolean): boolean {
   for (let i = levels.length - 1; i >= 0; i--) {
     const level = levels[i] as IgnoreLevel;
-    const candidate = level.toLevel(relativePath) + (isDirectory ? "/" : "");
-    const result = level.rules.test(candidate);
-    if (result.ignored) return true;
-    if (result.unignored) return false;
+    const verdict = level.rules.verdict(level.toLevel(relativePath), isDirectory);
+    if (verdict !== undefined) return verdict === "ignored";
   }
   return false;
 }
 
 /** Rules from `text`, for a rules file in the walk-relative directory `dirRelative`. */
-function makeLevel(text: string, dirRelative: string): IgnoreLevel {
-  const rules = linearIgnore(text, { ignorecase: CASE_INSENSITIVE_FS, allowRelativePaths: true });
+function makeLevel(text: string, dirRelative: string, ignoreCase: boolean): IgnoreLevel {
+  const rules = parseIgnoreRules(text, { ignoreCase });
   const prefix = dirRelative === "" ? "" : `${dirRelative}/`;
   return { rules, toLevel: (rel) => (prefix !== "" && rel.startsWith(prefix) ? rel.slice(prefix.length) : rel) };
 }
@@ -217,6 +217,7 @@ function ignoreFileReader(areas: readonly string[], onSkipped?: (notice: string)
 async function ancestorLevels(
   realStart: string,
   roots: readonly string[],
+  ignoreCase: boolean,
   onSkipped?: (notice: string) => void,
 ): Promise<{ levels: IgnoreLevel[]; read: (file: string) => Promise<string | undefined> }> {
   const repository = await repositoryRoot(realStart);
@@ -231,16 +232,19 @@ async function ancestorLevels(
 
   const levels: IgnoreLevel[] = [];
   for (const dir of chain) {
-    let text = "";
-    // Lower precedence than any .gitignore, so it goes first (later rules win).
-    if (dir === base && repository !== undefined) text += (await read(join(dir, ".git", "info", "exclude"))) ?? "";
+    const files: string[] = [];
+    // Lower precedence than any .gitignore, so it goes first (later levels win).
+    if (dir === base && repository !== undefined) files.push(join(dir, ".git", "info", "exclude"));
     // The start directory's own .gitignore is read by the walk itself.
-    if (dir !== realStart) text += `\n${(await read(join(dir, ".gitignore"))) ?? ""}`;
-    if (text.trim() === "") continue;
+    if (dir !== realStart) files.push(join(dir, ".gitignore"));
     const offset = toPosix(relative(dir, realStart));
     const prefix = offset === "" ? "" : `${offset}/`;
-    const { rules } = makeLevel(text, "");
-    levels.push({ rules, toLevel: (rel) => prefix + rel });
+    for (const file of files) {
+      const text = (await read(file)) ?? "";
+      if (text === "") continue;
+      const { rules } = makeLevel(text, "", ignoreCase);
+      levels.push({ rules, toLevel: (rel) => prefix + rel });
+    }
   }
   return { levels, read };
 }

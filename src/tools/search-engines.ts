@@ -1,6 +1,6 @@
 /**
  * The third-party engines behind grep and find: re2js (linear-time
- * regular expressions), picomatch (globs) and ignore (`.gitignore` rules).
+ * regular expressions) and picomatch (globs, `.gitignore` patterns too).
  * They load the first time a search runs, not when a session opens: a
  * session that never searches never pays for them (about 1 MiB and a few
  * milliseconds on Node). Searches await `loadSearchEngines()` first; using
@@ -9,12 +9,10 @@
  */
 import type * as Re2js from "re2js";
 import type Picomatch from "picomatch";
-import type Ignore from "ignore";
 
 export interface SearchEngines {
   re2js: typeof Re2js;
   picomatch: typeof Picomatch;
-  ignore: typeof Ignore;
 }
 
 let loaded: SearchEngines | undefined;
@@ -22,8 +20,8 @@ let loading: Promise<SearchEngines> | undefined;
 
 /** Loads the engines once; a failed load is tried again by the next search. */
 export function loadSearchEngines(): Promise<SearchEngines> {
-  loading ??= Promise.all([import("re2js"), import("picomatch"), import("ignore")]).then(
-    ([re2js, picomatch, ignore]) => (loaded = { re2js, picomatch: picomatch.default, ignore: ignore.default }),
+  loading ??= Promise.all([import("re2js"), import("picomatch")]).then(
+    ([re2js, picomatch]) => (loaded = { re2js, picomatch: picomatch.default }),
     (error: unknown) => {
       loading = undefined;
       throw error;

@@ -81,12 +81,19 @@ describe("globs run in linear time", () => {
     expect(textOf(hit)).toContain(`${"a".repeat(60)}.txt`);
   });
 
+  test("globs with non-ASCII characters match them (picomatch escapes them; RE2 takes them plain)", async () => {
+    writeFileSync(join(root, "été.md"), "");
+    const result = await findTool.execute({ pattern: "é*.md" }, { workspace, signal: new AbortController().signal });
+    expect(textOf(result)).toBe("été.md");
+  });
+
   test("negated extglobs are refused with the reason; a leading ! still negates", async () => {
     await expect(findTool.execute({ pattern: "!(evil).txt" }, { workspace, signal: new AbortController().signal })).rejects.toThrow(
       /negated extglobs/,
     );
     const result = await findTool.execute({ pattern: "!*.txt" }, { workspace, signal: new AbortController().signal });
-    expect(textOf(result)).toBe("code.ts");
+    expect(textOf(result).split("\n")).toContain("code.ts");
+    expect(textOf(result)).not.toContain(".txt");
   });
 });
 

@@ -2,13 +2,18 @@
  * WebSockets on Node: `@hono/node-server`'s `upgradeWebSocket` over our own
  * `ws` server, created with the bounds (`maxPayload`, no compression) and a
  * `handleProtocols` that only ever selects the application's subprotocol.
+ * Sends and closes go through `ws`'s public API (node-ws-sends.ts).
  *
  * A refusal is written here, whole, on the upgrading socket: node-server by
- * itself sends only status and headers, and it leaves a refused socket to
- * the server's other `upgrade` listeners when there are any. `attach` adds
- * that listener: it answers every upgrade node-server refuses, with the
- * refusal the handshake recorded for that request, and every upgrade that
- * is not a WebSocket's (node-server passes those over), so none hangs.
+ * itself sends only status and headers (it has no documented way to send a
+ * body), and it leaves a refused socket to the server's other `upgrade`
+ * listeners when there are any — its code does so, its documentation does
+ * not say it. `attach` adds that listener: it answers every upgrade
+ * node-server refuses, with the refusal the handshake recorded for that
+ * request, and every upgrade that is not a WebSocket's (node-server passes
+ * those over), so none hangs. Should node-server change that, the refusals'
+ * bodies would be lost, and the serve handshake tests, which read each
+ * refusal's body on Node, fail.
  * @module
  */
 import { STATUS_CODES, type IncomingMessage, type Server } from "node:http";
@@ -16,7 +21,7 @@ import type { Duplex } from "node:stream";
 import { upgradeWebSocket } from "@hono/node-server";
 import type { Context } from "hono";
 import { WebSocketServer, type WebSocket } from "ws";
-import { batchedSends } from "./batched-sends.ts";
+import { nodeWsSends } from "./node-ws-sends.ts";
 import { socketEvents } from "./socket-events.ts";
 import type { UpgraderOptions, WebSocketUpgrader } from "./websocket-upgrader.ts";
 
@@ -56,11 +61,6 @@ function incomingOf(c: Context): IncomingMessage | undefined {
   return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
 }
 
-/** Sends through `ws` alone (no upgrade socket known). */
-function plainSends(ws: WebSocket) {
-  return { send: (text: string) => ws.send(text), close: (code: number, reason: string) => ws.close(code, reason), bufferedAmount: () => ws.bufferedAmount };
-}
-
 /** The Node upgrader (also usable on Deno through its node:http compatibility). */
 export function createNodeUpgrader(options: UpgraderOptions): WebSocketUpgrader {
   const wss = new WebSocketServer({
@@ -80,17 +80,14 @@ export function createNodeUpgrader(options: UpgraderOptions): WebSocketUpgrader 
       hooked = true;
       (server as Server).on("upgrade", (request: IncomingMessage, socket: Duplex) => refusals.upgrading(request, socket));
     },
-    accept: (c, onSocket) => {
-      // The connection the upgrade came on, which `ws` takes over (see batched-sends.ts).
-      const socket = incomingOf(c)?.socket;
-      return upgradeWebSocket(
+    accept: (c, onSocket) =>
+      upgradeWebSocket(
         c,
         socketEvents(onSocket, (ctx) => {
           const ws = ctx.raw as WebSocket;
-          return { ...(socket ? batchedSends(ws, socket) : plainSends(ws)), ping: () => ws.ping(), onPong: (listener) => ws.on("pong", listener) };
+          return { ...nodeWsSends(ws), ping: () => ws.ping(), onPong: (listener) => ws.on("pong", listener) };
         }),
-      );
-    },
+      ),
     refuse(c: Context, response: Response) {
       const incoming = incomingOf(c);
       // Without attach, node-server answers with status and headers alone; writing too would garble that.

@@ -128,6 +128,12 @@ describe("find", () => {
     expect(await find({ pattern: "*.js", path: "node-proj" })).toBe("main.js");
   });
 
+  test("a path inside an ignored folder is searched when asked for, as rg does; rules from above still apply below it", async () => {
+    write("dist/nested/a.js");
+    write("dist/nested/b.log");
+    expect((await find({ pattern: "*", path: "dist" })).split("\n").sort()).toEqual(["nested/", "nested/a.js", "out.js"]);
+  });
+
   test("limit notice and no-match message", async () => {
     const result = await findTool.execute({ pattern: "*.ts", limit: 1 }, ctx());
     expect(textOf(result)).toBe("lib/shared.ts\n\n[1 results limit reached. Use limit=2 for more, or refine pattern]");

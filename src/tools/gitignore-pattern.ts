@@ -6,8 +6,8 @@
  * wildmatch's rules, including where they differ from picomatch's:
  * - `**` is a globstar only between slashes or at an end, and also right
  *   after the pattern's leading literal part (git compares that part before
- *   it calls wildmatch, which then sees the `**` at its start): `a**​/b`
- *   matches `ab`, `a/b` and `ax/y/b`. Elsewhere it is `*`.
+ *   it calls wildmatch, which then sees the `**` at its start): `a**`
+ *   then `/b` matches `ab`, `a/b` and `ax/y/b`. Elsewhere it is `*`.
  * - A trailing `/**` matches what is inside, not the directory itself.
  * - A bracket expression never matches `/`; a malformed one (unterminated,
  *   an unknown `[:class:]`), like a trailing lone `\`, makes the pattern
@@ -197,10 +197,10 @@ function classGlob(negated: boolean, members: Ranges): string | undefined {
 }
 
 /**
- * `glob` followed by anything at all (a trailing `/**`, `/**​/*`): one more
- * segment, or a segment, a slash and anything (picomatch's `*​/**` needs that
- * slash). picomatch's own trailing `/**` and `/**​/*` would also match `glob`
- * itself once the walk drops its `(?=.)` assertions.
+ * `glob` followed by anything at all (a trailing `/**`, or `/**` then `/*`):
+ * one more segment, or a segment, a slash and anything (picomatch's `*` then
+ * `/**` needs that slash). picomatch's own trailing forms would also match
+ * `glob` itself once the walk drops its `(?=.)` assertions.
  */
 function anythingAfter(glob: string): string[] {
   // Folders before anything add nothing to it.

@@ -80,14 +80,17 @@ export function createNodeUpgrader(options: UpgraderOptions): WebSocketUpgrader 
       hooked = true;
       (server as Server).on("upgrade", (request: IncomingMessage, socket: Duplex) => refusals.upgrading(request, socket));
     },
-    accept: (c, onSocket) =>
-      upgradeWebSocket(
+    accept: (c, onSocket) => {
+      // The connection the upgrade came on: `ws` writes to it, and the sends cork it per tick (see node-ws-sends.ts).
+      const socket = incomingOf(c)?.socket;
+      return upgradeWebSocket(
         c,
         socketEvents(onSocket, (ctx) => {
           const ws = ctx.raw as WebSocket;
-          return { ...nodeWsSends(ws), ping: () => ws.ping(), onPong: (listener) => ws.on("pong", listener) };
+          return { ...nodeWsSends(ws, socket), ping: () => ws.ping(), onPong: (listener) => ws.on("pong", listener) };
         }),
-      ),
+      );
+    },
     refuse(c: Context, response: Response) {
       const incoming = incomingOf(c);
       // Without attach, node-server answers with status and headers alone; writing too would garble that.

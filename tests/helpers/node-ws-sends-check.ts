@@ -1,6 +1,7 @@
 /**
  * Run on Node (Bun's `ws` is its own): a `ws` server whose connections send
- * through `nodeWsSends`, checked from a real client; prints one JSON line.
+ * through `nodeWsSends` (corking the upgrade request's socket per tick, as
+ * `agent serve` does), checked from a real client; prints one JSON line.
  * Modes (first argument):
  * - `compressed`: the client negotiates permessage-deflate; the server
  *   `ws.send`s a large message, then two more through `nodeWsSends`.
@@ -32,9 +33,9 @@ const done = (wss: WebSocketServer) => {
 const modes: Record<string, () => void> = {
   compressed() {
     const wss = new WebSocketServer({ server, perMessageDeflate: { threshold: 0 } });
-    wss.on("connection", (ws) => {
+    wss.on("connection", (ws, request) => {
       ws.send(`first ${"x".repeat(200_000)}`);
-      const sends = nodeWsSends(ws);
+      const sends = nodeWsSends(ws, request.socket);
       sends.send("second");
       sends.send("third");
     });
@@ -54,8 +55,8 @@ const modes: Record<string, () => void> = {
 
   close() {
     const wss = new WebSocketServer({ server, perMessageDeflate: false });
-    wss.on("connection", (ws) => {
-      const sends = nodeWsSends(ws);
+    wss.on("connection", (ws, request) => {
+      const sends = nodeWsSends(ws, request.socket);
       sends.send("one");
       sends.send("two");
       sends.close(1000, "done");
@@ -73,8 +74,8 @@ const modes: Record<string, () => void> = {
 
   "peer-close"() {
     const wss = new WebSocketServer({ server, perMessageDeflate: false });
-    wss.on("connection", (ws) => {
-      const sends = nodeWsSends(ws);
+    wss.on("connection", (ws, request) => {
+      const sends = nodeWsSends(ws, request.socket);
       ws.on("message", (data) => sends.send(`answer to ${String(data)}`));
     });
     listen(() => {
@@ -102,8 +103,8 @@ const modes: Record<string, () => void> = {
   "after-close"() {
     const wss = new WebSocketServer({ server, perMessageDeflate: false });
     let threw = false;
-    wss.on("connection", (ws) => {
-      const sends = nodeWsSends(ws);
+    wss.on("connection", (ws, request) => {
+      const sends = nodeWsSends(ws, request.socket);
       sends.send("before");
       sends.close(1000, "done");
       try {
@@ -138,8 +139,8 @@ const modes: Record<string, () => void> = {
   mixed() {
     const large = `large ${"y".repeat(20 * 1024)}`;
     const wss = new WebSocketServer({ server, perMessageDeflate: false });
-    wss.on("connection", (ws) => {
-      const sends = nodeWsSends(ws);
+    wss.on("connection", (ws, request) => {
+      const sends = nodeWsSends(ws, request.socket);
       for (const text of ["small 1", large, "small 2", "small 3", large, "small 4"]) sends.send(text);
     });
     listen(() => {
@@ -160,8 +161,8 @@ const modes: Record<string, () => void> = {
   texts() {
     const texts = sampleTexts();
     const wss = new WebSocketServer({ server, perMessageDeflate: false });
-    wss.on("connection", (ws) => {
-      const sends = nodeWsSends(ws);
+    wss.on("connection", (ws, request) => {
+      const sends = nodeWsSends(ws, request.socket);
       for (const text of texts) sends.send(text);
     });
     listen(() => {
@@ -187,8 +188,8 @@ const modes: Record<string, () => void> = {
     const clients = 16;
     const wss = new WebSocketServer({ server, perMessageDeflate: false });
     const sends: ReturnType<typeof nodeWsSends>[] = [];
-    wss.on("connection", (ws) => {
-      sends.push(nodeWsSends(ws));
+    wss.on("connection", (ws, request) => {
+      sends.push(nodeWsSends(ws, request.socket));
       // As a session's fan-out does: the same string to every client in turn.
       if (sends.length === clients) for (const client of sends) client.send(update);
     });

@@ -15,7 +15,7 @@ export type EngineEvent =
   /**
    * A message joined the conversation (user prompt, assistant reply, tool
    * result). `steered`: a user message sent while the turn ran, landed at a
-   * boundary between model calls (see steering.ts); clients are shown it.
+   * boundary between model calls (see steering-inbox.ts); clients are shown it.
    */
   | { type: "message"; message: ModelMessage; messageId: string; steered?: true }
   | { type: "text_delta"; messageId: string; text: string }

@@ -9,7 +9,7 @@ import type { ImagePart, ModelClient, ModelMessage, TextPart, ThinkingLevel, Usa
 import type { ToolDefinition, Workspace } from "../tools/types.ts";
 import { compactHistory, type CompactionBudget, type CompactionOutcome } from "./compaction.ts";
 import type { EventSink, StopReason } from "./events.ts";
-import { SteeringInbox } from "./steering.ts";
+import { SteeringInbox } from "./steering-inbox.ts";
 import type { ToolAuthorizer } from "./tool-call.ts";
 import { runTurn } from "./turn.ts";
 

@@ -13,7 +13,7 @@ import type { EventSink, StopReason } from "./events.ts";
 import { newMessageId } from "./ids.ts";
 import { compactHistory, estimateTokens, type CompactionBudget } from "./compaction.ts";
 import { callModel } from "./model-call.ts";
-import type { SteeringInbox } from "./steering.ts";
+import type { SteeringInbox } from "./steering-inbox.ts";
 import { executeCall, prepareCall, type ToolAuthorizer } from "./tool-call.ts";
 import { toolSpec } from "./tool-specs.ts";
 

@@ -147,9 +147,9 @@ export class AgentSession {
     }
   }
 
-  /** Messages steered in that have not joined the conversation yet. */
-  get steeringWaiting(): number {
-    return this.#steering.size;
+  /** Messages steered in that have not joined the conversation yet, and their characters. */
+  get steeringWaiting(): { messages: number; chars: number } {
+    return { messages: this.#steering.size, chars: this.#steering.chars };
   }
 
   /** Hands a message to the turn: it joins the conversation before the turn's next model call. */

@@ -12,15 +12,22 @@ import { newMessageId } from "./ids.ts";
 /** Messages waiting for the running turn's next boundary. */
 export class SteeringInbox {
   #waiting: UserMessage[] = [];
+  #chars = 0;
 
   /** How many messages wait. */
   get size(): number {
     return this.#waiting.length;
   }
 
+  /** Characters of text and image data waiting. */
+  get chars(): number {
+    return this.#chars;
+  }
+
   /** Adds a message after those already waiting. */
   push(content: Array<TextPart | ImagePart>): void {
     this.#waiting.push({ role: "user", content: [...content] });
+    this.#chars += contentChars(content);
   }
 
   /**
@@ -31,8 +38,16 @@ export class SteeringInbox {
    */
   async land(history: ModelMessage[], emit: EventSink): Promise<void> {
     const arrived = this.#waiting.splice(0);
+    this.#chars = 0;
     const landed = arrived.map((message) => ({ message, messageId: newMessageId() }));
     history.push(...arrived);
     for (const { message, messageId } of landed) await emit({ type: "message", message, messageId, steered: true });
   }
+}
+
+/** Characters of a user message's text and image data. */
+export function contentChars(content: readonly (TextPart | ImagePart)[]): number {
+  let chars = 0;
+  for (const part of content) chars += part.type === "text" ? part.text.length : part.data.length;
+  return chars;
 }

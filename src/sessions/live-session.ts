@@ -19,7 +19,8 @@ import type { Grant } from "../permissions/grants.ts";
 import type { McpConnections } from "../tools/mcp/connections.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { log } from "../runtime/log.ts";
-import { PROMPT_QUEUE_LIMIT, PromptQueue } from "./prompt-queue.ts";
+import { contentChars } from "../engine/steering-inbox.ts";
+import { PROMPT_QUEUE_CHARS, PROMPT_QUEUE_LIMIT, PromptQueue } from "./prompt-queue.ts";
 import type { PromptTemplate } from "./prompt-templates.ts";
 import type { Skill } from "./skills.ts";
 import type { SessionRecorder } from "./session-recorder.ts";
@@ -80,6 +81,8 @@ export interface ClaimRequest {
   signal: AbortSignal;
   /** Whether messages may be steered into its turn (false for built-in commands). */
   steerable: boolean;
+  /** Characters of its content, counted against the queue's budget should it wait (0 when unknown). */
+  size?: () => number;
 }
 
 /** What the work of a claim is told when the turn is its. */
@@ -128,8 +131,6 @@ export class LiveSession {
   readonly #clients = new Map<string, SessionClient>();
   /** The claim holding the session's one turn; its client alone is asked for permissions. */
   #claim: TurnClaim | undefined;
-  /** Settles when the current claim's work is done, so close and shutdown can wait for it. */
-  #claimDone: Promise<void> | undefined;
   /** Claims waiting for the turn, in arrival order. */
   readonly #queue = new PromptQueue<TurnClaim>();
   /** Set by `close`: no claim is taken after it. */
@@ -318,8 +319,8 @@ export class LiveSession {
    */
   async claimTurn<T>(request: ClaimRequest, work: (turn: ClaimedTurn) => Promise<T>): Promise<T | "cancelled"> {
     if (this.#closed || request.signal.aborted) return "cancelled";
-    const claim = new TurnClaim(request.clientId, request.steerable);
     const waited = this.#claim !== undefined;
+    const claim = new TurnClaim(request.clientId, request.steerable, waited ? (request.size?.() ?? 0) : 0);
     if (!waited) {
       // Claimed before any await: one turn per session across every attached client.
       this.#claim = claim;
@@ -329,8 +330,6 @@ export class LiveSession {
     const stop = () => claim.abort(reasonOf(request.signal));
     if (request.signal.aborted) stop();
     else request.signal.addEventListener("abort", stop, { once: true });
-    let done!: () => void;
-    this.#claimDone = new Promise((resolve) => (done = resolve));
     try {
       return await work({ signal: claim.signal, waited });
     } finally {
@@ -338,18 +337,18 @@ export class LiveSession {
       claim.endTurn();
       await this.#landLeftovers();
       this.#handOver();
-      done();
+      claim.finish();
     }
   }
 
   /** Queues `claim` until the turn is handed to it (true) or it is dropped (false). */
   async #wait(claim: TurnClaim, signal: AbortSignal): Promise<boolean> {
     if (!this.#queue.add(claim)) {
-      throw new SessionError("queue_full", `the session's prompt queue is full (${this.#queue.limit} prompts wait); try again when a turn has ended`, {
-        sessionId: this.id,
-        queue: "prompts",
-        limit: this.#queue.limit,
-      });
+      throw new SessionError(
+        "queue_full",
+        `the session's prompt queue is full (at most ${this.#queue.limit} prompts or ${this.#queue.maxChars} characters wait); try again when a turn has ended`,
+        { sessionId: this.id, queue: "prompts", limit: this.#queue.limit, maxChars: this.#queue.maxChars },
+      );
     }
     const leave = () => {
       if (this.#queue.remove(claim)) claim.settle(false);
@@ -371,7 +370,7 @@ export class LiveSession {
 
   /** Steered messages a turn accepted but never took (it ended first, or never started) join the conversation now. */
   async #landLeftovers(): Promise<void> {
-    if (this.#agent.steeringWaiting === 0) return;
+    if (this.#agent.steeringWaiting.messages === 0) return;
     try {
       await this.#agent.landSteering(sessionEmitter(this));
       await this.recorder.settle();
@@ -424,12 +423,13 @@ export class LiveSession {
    */
   inject(content: Array<TextPart | ImagePart>): boolean {
     if (this.#closed || !this.#claim?.takesSteering) return false;
-    if (this.#agent.steeringWaiting >= PROMPT_QUEUE_LIMIT) {
-      throw new SessionError("queue_full", `${PROMPT_QUEUE_LIMIT} steering messages already wait for the turn's next step; try again after it`, {
-        sessionId: this.id,
-        queue: "steering",
-        limit: PROMPT_QUEUE_LIMIT,
-      });
+    const waiting = this.#agent.steeringWaiting;
+    if (waiting.messages >= PROMPT_QUEUE_LIMIT || (waiting.messages > 0 && waiting.chars + contentChars(content) > PROMPT_QUEUE_CHARS)) {
+      throw new SessionError(
+        "queue_full",
+        `at most ${PROMPT_QUEUE_LIMIT} steering messages or ${PROMPT_QUEUE_CHARS} characters wait for the turn's next step; try again after it`,
+        { sessionId: this.id, queue: "steering", limit: PROMPT_QUEUE_LIMIT, maxChars: PROMPT_QUEUE_CHARS },
+      );
     }
     this.#agent.steer(content);
     return true;
@@ -450,7 +450,7 @@ export class LiveSession {
 
   /** Settles when the current claim (if any) is done, however it ended. */
   async turnSettled(): Promise<void> {
-    await this.#claimDone;
+    await this.#claim?.finished;
   }
 
   /** Ends the session in this process: waiting prompts dropped, its turn cancelled and awaited, its journal and MCP servers closed. */

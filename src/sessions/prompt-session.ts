@@ -40,6 +40,8 @@ export interface PromptRequest {
   signal: AbortSignal;
   /** How this client's turn asks for permissions and reaches files and terminals. */
   turn: TurnOptions;
+  /** Characters of the prompt, counted against the queue's budget should it wait. */
+  size?: () => number;
   /** Show the prompt to its own client as well, even when it started at once (a turn no `session/prompt` asked for). */
   echoToSender?: boolean;
   /** Called once the turn is this prompt's, before anything of it is shown; awaited. */
@@ -51,7 +53,8 @@ export async function promptSession(services: AgentServices, live: LiveSession, 
   const command = request.slashText === undefined ? undefined : parseSlashCommand(request.slashText);
   // Built-in commands are fixed, so whether one runs is known now; nothing can be steered into them.
   const steerable = !(command && builtinCommand(command.name));
-  return await live.claimTurn({ clientId: request.clientId, signal: request.signal, steerable }, (turn) => runPrompt(services, live, request, turn));
+  const claim = { clientId: request.clientId, signal: request.signal, steerable, ...(request.size ? { size: request.size } : {}) };
+  return await live.claimTurn(claim, (turn) => runPrompt(services, live, request, turn));
 }
 
 async function runPrompt(services: AgentServices, live: LiveSession, request: PromptRequest, turn: ClaimedTurn): Promise<StopReason> {

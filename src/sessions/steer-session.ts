@@ -7,6 +7,7 @@
  * turn (`startedNewTurn`, answered once that turn starts).
  * @module
  */
+import { contentChars } from "../engine/steering-inbox.ts";
 import type { ImagePart, TextPart } from "../models/types.ts";
 import { log } from "../runtime/log.ts";
 import { redact } from "../runtime/secrets.ts";
@@ -43,6 +44,7 @@ export async function steerSession(services: AgentServices, live: LiveSession, r
   const startedNow = new Promise<"started">((resolve) => (started = () => resolve("started")));
   const turn = promptSession(services, live, {
     ...request,
+    size: () => contentChars(request.content),
     // Nobody sent a `session/prompt` for it: every client, the steering one included, is shown what started it.
     echoToSender: true,
     starting: () => {

@@ -11,17 +11,24 @@ export class TurnClaim implements Waiting {
   readonly clientId: string;
   /** Whether messages may be steered into its turn: a prompt for the model, not a built-in command. */
   readonly steerable: boolean;
+  /** Characters of its content, while it waits in the queue. */
+  readonly size: number;
   /** Settles once: true when the claim holds the turn, false when it was dropped from the queue. */
   readonly started: Promise<boolean>;
+  /** Settles once its work is done (or it was dropped). */
+  readonly finished: Promise<void>;
   readonly #controller = new AbortController();
   #settle: ((started: boolean) => void) | undefined;
+  #finish!: () => void;
   #turnEnded = false;
   #stopReason = "";
 
-  constructor(clientId: string, steerable: boolean) {
+  constructor(clientId: string, steerable: boolean, size: number) {
     this.clientId = clientId;
     this.steerable = steerable;
+    this.size = size;
     this.started = new Promise((resolve) => (this.#settle = resolve));
+    this.finished = new Promise((resolve) => (this.#finish = resolve));
   }
 
   /** Aborted when this claim's turn is to stop (its request was cancelled, its client left, a session cancel). */
@@ -43,6 +50,12 @@ export class TurnClaim implements Waiting {
     const settle = this.#settle;
     this.#settle = undefined;
     settle?.(started);
+    if (!started) this.#finish();
+  }
+
+  /** Its work is done. */
+  finish(): void {
+    this.#finish();
   }
 
   /** Stops this claim's turn (a no-op once stopped). */

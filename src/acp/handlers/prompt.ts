@@ -17,7 +17,7 @@ import { clientTurnOptions } from "../client-turn.ts";
 import { eitherSignal } from "../either-signal.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { internalError, protocolError, sessionBusy, toRequestError } from "../errors.ts";
-import { promptToContent } from "../prompt-content.ts";
+import { promptChars, promptToContent } from "../prompt-content.ts";
 import type { HandlerApp } from "../protocol-handlers.ts";
 import { methods, type ContentBlock, type PromptResponse } from "../sdk.ts";
 import { attachedSession, checkScope } from "../session-access.ts";
@@ -55,6 +55,7 @@ export function registerPrompt(app: HandlerApp, services: AgentServices, state: 
         // An expanded template replaces the command line; the attachments after it stay.
         readPrompt: (text) => promptToContent(text === undefined ? params.prompt : [{ type: "text", text }, ...params.prompt.slice(1)], live.agent.workspace),
         signal: cancelled.signal,
+        size: () => promptChars(params.prompt),
         turn: clientTurnOptions(live, client, state),
       });
       return { stopReason };

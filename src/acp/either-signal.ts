@@ -5,12 +5,13 @@
  */
 
 /**
- * A signal that fires when either does, and `release` to let go of both. Not
+ * A signal that fires when either does, `release` to let go of both and
+ * `releaseFirst` to stop following `a` alone. Not
  * `AbortSignal.any`: on Node 20 every signal it makes stays reachable from a
  * long-lived source (here the connection's), with all it holds, until that
  * source is collected: one per prompt for as long as the client stays.
  */
-export function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; release(): void } {
+export function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; release(): void; releaseFirst(): void } {
   const controller = new AbortController();
   const onA = () => controller.abort(a.reason);
   const onB = () => controller.abort(b.reason);
@@ -25,6 +26,9 @@ export function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSig
     release() {
       a.removeEventListener("abort", onA);
       b.removeEventListener("abort", onB);
+    },
+    releaseFirst() {
+      a.removeEventListener("abort", onA);
     },
   };
 }

@@ -66,11 +66,13 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
   if (command) {
     const builtin = builtinCommand(command.name);
     if (builtin) {
+      if (turn.signal.aborted) return "cancelled";
       await request.starting?.();
       return await builtin(command.rest, { live, services, emit });
     }
     invocation = await invokeFileCommand(live, command.name, command.rest);
     if (invocation?.kind === "answer") {
+      if (turn.signal.aborted) return "cancelled";
       await request.starting?.();
       await broadcast(live, { type: "message", text: invocation.text });
       return "end_turn";
@@ -80,6 +82,9 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
   const content = await request.readPrompt(invocation?.text);
   // Files the command embeds follow its text (which `readPrompt` put first), before the prompt's own attachments.
   if (invocation?.kind === "prompt" && invocation.attachments.length > 0) content.splice(invocation.text.trim() === "" ? 0 : 1, 0, ...invocation.attachments);
+  // A prompt stopped while it was getting ready (its client may be gone) starts no turn: nobody would stop it.
+  if (turn.signal.aborted) return "cancelled";
+  // From here the prompt joins the conversation: a stop now still records it (the turn ends at once, `cancelled`).
   await request.starting?.();
   // The other clients of a shared session see what was asked; its own client too when it did not start when sent.
   const except = turn.waited || request.echoToSender ? undefined : request.clientId;
@@ -89,11 +94,6 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
     const title = first?.type === "text" ? titleFromPrompt(first.text) : undefined;
     // Durable before the turn is answered, not before the model is asked (see SessionRecorder).
     if (title) await setTitle(live, title, { ahead: true });
-  }
-  // A turn stopped while it was getting ready (its client may be gone) starts no model call: nobody would stop it.
-  if (turn.signal.aborted) {
-    await live.recorder.settle();
-    return "cancelled";
   }
   // The prompt and title written ahead are durable before the turn ends and is answered; stopping the claim stops it.
   return await live.runTurn(content, emit, request.turn);

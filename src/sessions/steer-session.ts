@@ -22,7 +22,7 @@ export interface SteerRequest extends Omit<PromptRequest, "starting" | "echoToSe
   content: Array<TextPart | ImagePart>;
   /** `promptRequired`: when no turn can take the message, run nothing and say so. */
   idleBehavior?: "promptRequired";
-  /** Resolves once the answer saying a new turn started is written, so that turn's updates follow it. */
+  /** Called when the new turn starts: resolves once the answer saying so is written, so that turn's updates follow it. */
   answerWritten(): Promise<void>;
 }
 

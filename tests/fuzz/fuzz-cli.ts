@@ -2,7 +2,7 @@
  * `npm run fuzz -- [options]`: seeded, reproducible fuzzing.
  *
  *   --target transport|session-file|queue-steer   what to fuzz (default transport);
- *                     queue-steer: --count is scenarios, stdio = one transport
+ *                     queue-steer: --count is scenarios, --inputs replays scenarios, stdio = one transport
  *   --seed N          seed (default: random, printed)         env FUZZ_SEED
  *   --count N         inputs per runtime and transport (1000)  env FUZZ_COUNT
  *   --runtime LIST    node,bun,deno or all (all)               env FUZZ_RUNTIME
@@ -138,7 +138,7 @@ export async function runQueueSteerFuzz(args: FuzzArgs, log: (line: string) => v
   for (const runtime of args.runtimes) {
     for (const transport of transports) {
       log(`fuzz: queueing and steering, ${runtime} ${transport}, seed ${args.seed}, ${args.count} scenarios`);
-      const result = await fuzzQueueSteer({ seed: args.seed, count: args.count, runtime, transport, timeoutMs: args.timeoutMs, log });
+      const result = await fuzzQueueSteer({ seed: args.seed, count: args.count, ...(args.inputs ? { scenarios: args.inputs } : {}), runtime, transport, timeoutMs: args.timeoutMs, log });
       results.push(result);
       log(`fuzz: ${runtime} ${transport}: ${result.scenarios} scenarios, ${result.actions} actions, ${result.seconds.toFixed(1)} s, ${result.findings.length ? `${result.findings.length} finding(s)` : "no findings"}`);
     }

@@ -31,6 +31,8 @@ export interface QueueSteerOptions {
   seed: number;
   /** Scenarios. */
   count: number;
+  /** Run exactly these scenarios (a reproduction) instead of 0 … count-1. */
+  scenarios?: number[];
   runtime: RuntimeName;
   transport: "stdio" | "ws";
   /** Longest wait for everything to be answered at the end of a scenario. */
@@ -79,21 +81,21 @@ export async function fuzzQueueSteer(o: QueueSteerOptions): Promise<QueueSteerRe
   const coverage: Record<string, number> = {};
   let actions = 0;
   try {
-    for (let scenario = 0; scenario < o.count; scenario++) {
+    for (const scenario of o.scenarios ?? Array.from({ length: o.count }, (_, i) => i)) {
       const rng = new Prng(o.seed, scenario, 31);
       const outcome = await runScenario(rig, rng, o.timeoutMs, `${o.seed}.${scenario}`, coverage);
       actions += outcome.actions;
       if (outcome.problems.length > 0) {
-        const finding = `scenario ${scenario} (seed ${o.seed}): ${outcome.problems.slice(0, 5).join("; ")}\n  actions: ${outcome.log.join(" ")}`;
+        const finding = `scenario ${scenario} (seed ${o.seed}): ${outcome.problems.slice(0, 5).join("; ")}\n  actions: ${outcome.log.join(" ")}\n  reproduce: npm run fuzz -- --target queue-steer --seed ${o.seed} --runtime ${o.runtime} --transport ${o.transport} --inputs ${scenario}`;
         findings.push(finding);
         o.log(`FINDING ${finding}`);
       }
-      if ((scenario + 1) % 10 === 0) o.log(`  ${o.runtime} ${o.transport}: ${scenario + 1}/${o.count} scenarios, ${actions} actions`);
+      if ((scenario + 1) % 10 === 0) o.log(`  ${o.runtime} ${o.transport}: scenario ${scenario + 1} of ${o.count}, ${actions} actions`);
     }
   } finally {
     await rig.close();
   }
-  return { runtime: o.runtime, transport: o.transport, scenarios: o.count, actions, seconds: (Date.now() - started) / 1000, findings, coverage };
+  return { runtime: o.runtime, transport: o.transport, scenarios: o.scenarios?.length ?? o.count, actions, seconds: (Date.now() - started) / 1000, findings, coverage };
 }
 
 async function runScenario(rig: Rig, rng: Prng, timeoutMs: number, name: string, coverage: Record<string, number>): Promise<{ problems: string[]; actions: number; log: string[] }> {

@@ -32,7 +32,8 @@ export function registerSteering(app: HandlerApp, services: AgentServices, state
     const live = attachedSession(services, state, params.sessionId);
     // Refused (-32602) before it can join anything: audio, an empty message, a bad image.
     const content = await promptToContent(params.prompt, live.agent.workspace);
-    // A turn it starts stops when the request is cancelled before it starts, or when this client's input ends.
+    // A turn it starts is dropped when the request is cancelled before it starts; once it started (and says so), the
+    // request is done and only a session cancel, this client leaving or the session closing stops it.
     const cancelled = eitherSignal(signal, state.inputEnded.signal);
     let result;
     try {
@@ -43,7 +44,10 @@ export function registerSteering(app: HandlerApp, services: AgentServices, state
         signal: cancelled.signal,
         turn: clientTurnOptions(live, client, state),
         ...(params.idleBehavior ? { idleBehavior: params.idleBehavior } : {}),
-        answerWritten: () => new Promise<void>((resolve) => state.afterAnswer(requestId, resolve)),
+        answerWritten: () => {
+          cancelled.releaseFirst();
+          return new Promise<void>((resolve) => state.afterAnswer(requestId, resolve));
+        },
       });
     } catch (error) {
       cancelled.release();

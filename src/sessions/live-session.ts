@@ -380,36 +380,36 @@ export class LiveSession {
   }
 
   /**
-   * The engine turn of the current claim, remembered so that close and
-   * shutdown can wait for it; stopped when the claim is. The one place a
-   * turn's options are put together; steered messages reach it through the
-   * engine session's inbox (see `inject`).
+   * The engine turn of the current claim; stopped when the claim is. The one
+   * place a turn's options are put together; steered messages reach it
+   * through the engine session's inbox (see `inject`).
    */
   async runTurn(content: Array<TextPart | ImagePart>, emit: EventSink, options: TurnOptions): Promise<StopReason> {
-    const claim = this.#claim;
-    if (claim === undefined) throw new Error("runTurn outside a claimed turn");
-    const turn = this.#agent.prompt(content, emit, { ...options, settle: () => this.recorder.settle() });
-    const stop = () => this.#agent.cancel(claim.stopReason);
-    if (claim.signal.aborted) stop();
-    else claim.signal.addEventListener("abort", stop, { once: true });
+    const claim = this.#current("runTurn");
     try {
-      return await turn;
+      return await this.#stoppedWith(claim, this.#agent.prompt(content, emit, { ...options, settle: () => this.recorder.settle() }));
     } finally {
-      claim.signal.removeEventListener("abort", stop);
       claim.endTurn();
     }
   }
 
   /** Summarises the conversation now (`/compact`), within the current claim; stopped when the claim is. */
   async compact(emit: EventSink, instructions?: string): Promise<CompactionOutcome | undefined> {
-    const claim = this.#claim;
-    if (claim === undefined) throw new Error("compact outside a claimed turn");
-    const compaction = this.#agent.compact(emit, instructions);
+    return await this.#stoppedWith(this.#current("compact"), this.#agent.compact(emit, instructions));
+  }
+
+  #current(what: string): TurnClaim {
+    if (this.#claim === undefined) throw new Error(`${what} outside a claimed turn`);
+    return this.#claim;
+  }
+
+  /** Awaits engine work just started (it is running, so `cancel` reaches it), cancelling it when the claim stops. */
+  async #stoppedWith<T>(claim: TurnClaim, work: Promise<T>): Promise<T> {
     const stop = () => this.#agent.cancel(claim.stopReason);
     if (claim.signal.aborted) stop();
     else claim.signal.addEventListener("abort", stop, { once: true });
     try {
-      return await compaction;
+      return await work;
     } finally {
       claim.signal.removeEventListener("abort", stop);
     }

@@ -36,6 +36,18 @@ describe.each(RUNTIMES)("queueing and steering through agent serve on %s", (runt
     sandbox.cleanup();
   });
 
+  /** Alice opens a stored session over `/apc` and Bob joins it; both initialized. */
+  async function aliceAndBob(id: string, options: { alice?: Parameters<typeof connectWs>[2]; bob?: Parameters<typeof connectWs>[2] } = {}) {
+    const url = `${serve.wsUrl}/v1/session/${id}/apc`;
+    const alice = connectWs(url, TOKEN, options.alice);
+    const bob = connectWs(url, TOKEN, options.bob);
+    await initialize(alice);
+    await initialize(bob);
+    await alice.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] });
+    await bob.agent.request(methods.agent.session.resume, { sessionId: id, cwd: sandbox.project });
+    return { alice, bob };
+  }
+
   /** One client queues three prompts behind a turn it steers; every answer and model request in order. */
   async function queueThreeAndSteer(client: TestClient): Promise<void> {
     await initialize(client);
@@ -67,18 +79,12 @@ describe.each(RUNTIMES)("queueing and steering through agent serve on %s", (runt
 
   test("/apc: any client queues or steers; all see the same order; a queued turn asks its own client", async () => {
     const id = await createStoredSession(serve, sandbox.project);
-    const url = `${serve.wsUrl}/v1/session/${id}/apc`;
     const asked: string[] = [];
     const allow = (who: string) => (p: acp.RequestPermissionRequest) => {
       asked.push(`${who}:${p.toolCall.toolCallId}`);
       return { outcome: { outcome: "selected" as const, optionId: p.options.find((o) => o.kind === "allow_once")!.optionId } };
     };
-    const alice = connectWs(url, TOKEN, { onPermission: allow("alice") });
-    const bob = connectWs(url, TOKEN, { onPermission: allow("bob") });
-    await initialize(alice);
-    await initialize(bob);
-    await alice.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] });
-    await bob.agent.request(methods.agent.session.resume, { sessionId: id, cwd: sandbox.project });
+    const { alice, bob } = await aliceAndBob(id, { alice: { onPermission: allow("alice") }, bob: { onPermission: allow("bob") } });
     const held = manualGate();
     const base = model.requests.length;
     model.push({ text: "alice's answer", gate: held.gate }, { text: "heard bob" }, { toolCalls: [{ id: "w_bob", name: "write", input: { path: "bob.txt", content: "b" } }] }, { text: "bob's done" });
@@ -101,13 +107,7 @@ describe.each(RUNTIMES)("queueing and steering through agent serve on %s", (runt
 
   test("/apc: a client that leaves with prompts queued loses them; the other client's queued prompt runs", async () => {
     const id = await createStoredSession(serve, sandbox.project);
-    const url = `${serve.wsUrl}/v1/session/${id}/apc`;
-    const alice = connectWs(url, TOKEN);
-    const bob = connectWs(url, TOKEN);
-    await initialize(alice);
-    await initialize(bob);
-    await alice.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] });
-    await bob.agent.request(methods.agent.session.resume, { sessionId: id, cwd: sandbox.project });
+    const { alice, bob } = await aliceAndBob(id);
     const held = manualGate();
     const base = model.requests.length;
     model.push({ text: "alice never hears this", gate: held.gate }, { text: "bob's turn" });

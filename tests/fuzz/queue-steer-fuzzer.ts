@@ -296,15 +296,11 @@ async function startRig(runtime: RuntimeName, transport: "stdio" | "ws"): Promis
       });
       changed();
     });
+  const shared = { model, sandbox, permissions, asked, changed, nextChange };
   if (transport === "stdio") {
     const agent: RunningAgent = await startAgent(runtime, sandbox, { args: [], onPermission: onPermission("A") });
     return {
-      model,
-      sandbox,
-      permissions,
-      asked,
-      changed,
-      nextChange,
+      ...shared,
       openSession: async () => ({ sessionId: (await agent.newSession()).sessionId, clients: new Map([["A", agent.client]]) }),
       async close() {
         await agent.kill();
@@ -315,12 +311,7 @@ async function startRig(runtime: RuntimeName, transport: "stdio" | "ws"): Promis
   }
   const serve: ServeProcess = await startServe(runtime, sandbox, { args: [] });
   return {
-    model,
-    sandbox,
-    permissions,
-    asked,
-    changed,
-    nextChange,
+    ...shared,
     async openSession() {
       const id = await createStoredSession(serve, sandbox.project);
       const url = `${serve.wsUrl}/v1/session/${id}/apc`;

@@ -206,6 +206,27 @@ describe.each(RUNTIMES)("steering over stdio on %s", (runtime) => {
     }
   });
 
+  test("steering during /compact does not join the command: it starts a turn once the compaction is done", async () => {
+    const { sessionId } = await agent.newSession();
+    server.push({ text: "first answer" }, { text: "second answer" });
+    expect((await prompt(agent.client, sessionId, "something to summarise")).stopReason).toBe("end_turn");
+    expect((await prompt(agent.client, sessionId, "and something to keep")).stopReason).toBe("end_turn");
+    const summary = manualGate();
+    const base = server.requests.length;
+    server.push({ text: "A SHORT SUMMARY", gate: summary.gate }, { text: "after the summary" });
+    const compacting = prompt(agent.client, sessionId, "/compact");
+    expect(isSummaryRequest(await server.request(base + 1))).toBe(true);
+    const steered = steer(agent.client, sessionId, "steered during /compact");
+    // Requests are taken in order: once a later one is answered, the steering message is waiting behind the command.
+    await agent.client.agent.request(methods.agent.session.list, {});
+    summary.release();
+    expect((await compacting).stopReason).toBe("end_turn");
+    expect(await steered).toEqual({ outcome: "startedNewTurn" });
+    const after = conversation(await server.request(base + 2));
+    expect(after.at(-1)).toBe("user:steered during /compact");
+    expect(after.join("\n")).toContain("A SHORT SUMMARY");
+  });
+
   test("refusals: -32602 for an unknown idleBehavior, an empty or audio prompt, bad blocks; -32002 for an unknown session", async () => {
     const { sessionId } = await agent.newSession();
     const send = (params: unknown) => agent.client.agent.request("_session/steering", params);

@@ -20,13 +20,14 @@ import type { McpConnections } from "../tools/mcp/connections.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { log } from "../runtime/log.ts";
 import { contentChars } from "../engine/steering-inbox.ts";
-import { PROMPT_QUEUE_CHARS, PROMPT_QUEUE_LIMIT, PromptQueue } from "./prompt-queue.ts";
+import { PROMPT_QUEUE_CHARS, PROMPT_QUEUE_LIMIT } from "./prompt-queue.ts";
 import type { PromptTemplate } from "./prompt-templates.ts";
 import type { Skill } from "./skills.ts";
 import type { SessionRecorder } from "./session-recorder.ts";
 import { sessionEmitter } from "./session-emitter.ts";
 import { SessionError } from "./session-error.ts";
-import { TurnClaim } from "./turn-claim.ts";
+import type { TurnClaim } from "./turn-claim.ts";
+import { TurnSlot, type ClaimRequest } from "./turn-slot.ts";
 
 /** What a session tells its clients outside the engine's turn events. */
 export type SessionNews =
@@ -73,18 +74,6 @@ export type AgentView = Readonly<Pick<AgentSession, "id" | "workspace" | "model"
   readonly totals: Readonly<SessionTotals>;
 };
 
-/** What asks for a session's turn (see `LiveSession.claimTurn`). */
-export interface ClaimRequest {
-  /** The connection that asks. */
-  clientId: string;
-  /** Aborting it drops the claim from the queue while it waits, and stops its turn alone once it runs. */
-  signal: AbortSignal;
-  /** Whether messages may be steered into its turn (false for built-in commands). */
-  steerable: boolean;
-  /** Characters of its content, counted against the queue's budget should it wait (0 when unknown). */
-  size?: () => number;
-}
-
 /** What the work of a claim is told when the turn is its. */
 export interface ClaimedTurn {
   /** Aborted when this turn is to stop: its request was cancelled, its client left, the session was cancelled or closed. */
@@ -129,15 +118,12 @@ export class LiveSession {
   #title: string | undefined;
   #mcp: McpConnections | undefined;
   readonly #clients = new Map<string, SessionClient>();
-  /** The claim holding the session's one turn; its client alone is asked for permissions. */
-  #claim: TurnClaim | undefined;
-  /** Claims waiting for the turn, in arrival order. */
-  readonly #queue = new PromptQueue<TurnClaim>();
-  /** Set by `close`: no claim is taken after it. */
-  #closed = false;
+  /** Who holds the session's one turn (its client alone is asked for permissions) and who waits for it. */
+  readonly #turn: TurnSlot;
 
   constructor(init: LiveSessionInit) {
     this.#agent = init.agent;
+    this.#turn = new TurnSlot(init.agent.id);
     this.cwd = init.cwd;
     this.additionalDirectories = init.additionalDirectories;
     this.settings = init.settings;
@@ -191,17 +177,17 @@ export class LiveSession {
 
   /** The client whose prompt holds the turn, if one does. */
   get turnOwner(): string | undefined {
-    return this.#claim?.clientId;
+    return this.#turn.holder?.clientId;
   }
 
   /** Whether a prompt holds the turn or the engine is running one. */
   get busy(): boolean {
-    return this.#claim !== undefined || this.#agent.running;
+    return this.#turn.holder !== undefined || this.#agent.running;
   }
 
   /** How many prompts wait for the turn. */
   get queued(): number {
-    return this.#queue.size;
+    return this.#turn.waiting;
   }
 
   /** The attached clients, in attachment order. */
@@ -318,15 +304,9 @@ export class LiveSession {
    * waited and never landed join the conversation before the next claim runs.
    */
   async claimTurn<T>(request: ClaimRequest, work: (turn: ClaimedTurn) => Promise<T>): Promise<T | "cancelled"> {
-    if (this.#closed || request.signal.aborted) return "cancelled";
-    const waited = this.#claim !== undefined;
-    const claim = new TurnClaim(request.clientId, request.steerable, waited ? (request.size?.() ?? 0) : 0);
-    if (!waited) {
-      // Claimed before any await: one turn per session across every attached client.
-      this.#claim = claim;
-    } else if (!(await this.#wait(claim, request.signal))) {
-      return "cancelled";
-    }
+    const held = await this.#turn.acquire(request);
+    if (!held) return "cancelled";
+    const { claim, waited } = held;
     const stop = () => claim.abort(reasonOf(request.signal));
     if (request.signal.aborted) stop();
     else request.signal.addEventListener("abort", stop, { once: true });
@@ -336,36 +316,8 @@ export class LiveSession {
       request.signal.removeEventListener("abort", stop);
       claim.endTurn();
       await this.#landLeftovers();
-      this.#handOver();
-      claim.finish();
+      this.#turn.release(claim);
     }
-  }
-
-  /** Queues `claim` until the turn is handed to it (true) or it is dropped (false). */
-  async #wait(claim: TurnClaim, signal: AbortSignal): Promise<boolean> {
-    if (!this.#queue.add(claim)) {
-      throw new SessionError(
-        "queue_full",
-        `the session's prompt queue is full (at most ${this.#queue.limit} prompts or ${this.#queue.maxChars} characters wait); try again when a turn has ended`,
-        { sessionId: this.id, queue: "prompts", limit: this.#queue.limit, maxChars: this.#queue.maxChars },
-      );
-    }
-    const leave = () => {
-      if (this.#queue.remove(claim)) claim.settle(false);
-    };
-    signal.addEventListener("abort", leave, { once: true });
-    try {
-      return await claim.started;
-    } finally {
-      signal.removeEventListener("abort", leave);
-    }
-  }
-
-  /** The turn goes to the first waiting claim, synchronously, so no claim arriving meanwhile can pass it. */
-  #handOver(): void {
-    const next = this.#queue.next();
-    this.#claim = next;
-    next?.settle(true);
   }
 
   /** Steered messages a turn accepted but never took (it ended first, or never started) join the conversation now. */
@@ -399,8 +351,9 @@ export class LiveSession {
   }
 
   #current(what: string): TurnClaim {
-    if (this.#claim === undefined) throw new Error(`${what} outside a claimed turn`);
-    return this.#claim;
+    const claim = this.#turn.holder;
+    if (claim === undefined) throw new Error(`${what} outside a claimed turn`);
+    return claim;
   }
 
   /** Awaits engine work just started (it is running, so `cancel` reaches it), cancelling it when the claim stops. */
@@ -422,7 +375,7 @@ export class LiveSession {
    * done). Past the bound of waiting messages it is refused with `queue_full`.
    */
   inject(content: Array<TextPart | ImagePart>): boolean {
-    if (this.#closed || !this.#claim?.takesSteering) return false;
+    if (this.#turn.closed || !this.#turn.holder?.takesSteering) return false;
     const waiting = this.#agent.steeringWaiting;
     if (waiting.messages >= PROMPT_QUEUE_LIMIT || (waiting.messages > 0 && waiting.chars + contentChars(content) > PROMPT_QUEUE_CHARS)) {
       throw new SessionError(
@@ -437,25 +390,23 @@ export class LiveSession {
 
   /** Stops the running turn and drops every waiting prompt (they are answered `cancelled`); later prompts run as usual. */
   cancel(reason = "cancelled by the client"): void {
-    this.#queue.drop();
-    this.#claim?.abort(reason);
+    this.#turn.stop(reason);
     this.#agent.cancel(reason);
   }
 
   /** Stops the turn `clientId` holds and drops the prompts it queued; other clients' prompts go on. */
   cancelTurnOf(clientId: string, reason: string): void {
-    this.#queue.drop(clientId);
-    if (this.#claim?.clientId === clientId) this.#claim.abort(reason);
+    this.#turn.stop(reason, clientId);
   }
 
   /** Settles when the current claim (if any) is done, however it ended. */
   async turnSettled(): Promise<void> {
-    await this.#claim?.finished;
+    await this.#turn.holder?.finished;
   }
 
   /** Ends the session in this process: waiting prompts dropped, its turn cancelled and awaited, its journal and MCP servers closed. */
   async close(reason: string): Promise<void> {
-    this.#closed = true;
+    this.#turn.close();
     this.cancel(reason);
     await this.turnSettled();
     await Promise.all([this.recorder.journal.close(), this.#mcp?.close()]);

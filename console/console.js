@@ -92,10 +92,13 @@ class Rpc {
     });
   }
 
+  /** Sends a request; the promise carries its `id` (to cancel it with `$/cancel_request`). */
   request(method, params) {
     const id = this.nextId++;
     this.ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-    return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    const answer = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    answer.id = id;
+    return answer;
   }
 
   notify(method, params) {
@@ -449,6 +452,9 @@ function renderSession(ref) {
     run: undefined, // the text entry that chunks of the same kind append to
     retries: 0,
     running: false,
+    // This tab's prompts not answered yet ({ text, started, item }), and steering messages not landed yet ({ text, item }).
+    mine: [],
+    steering: [],
   };
   const title = h("h1", { class: "session-title", text: "Session" });
   const cwd = h("p", { class: "cwd" });
@@ -457,10 +463,12 @@ function renderSession(ref) {
   const planBox = h("section", { class: "plan-box", hidden: true, "aria-label": "Plan" }, h("h2", { text: "Plan" }), plan);
   const log = h("div", { class: "transcript", role: "log", "aria-live": "polite", "aria-label": "Conversation" });
   const selectors = h("div", { class: "selectors" });
-  const input = h("textarea", { id: "prompt", rows: 3, placeholder: "Message — Enter sends, Shift+Enter for a new line, Escape cancels", "aria-label": "Prompt", disabled: true });
+  const input = h("textarea", { id: "prompt", rows: 3, placeholder: "Message — Enter sends (queues while a turn runs), Alt+Enter steers, Shift+Enter for a new line, Escape cancels", "aria-label": "Prompt", disabled: true });
   const completion = h("ul", { class: "completion", role: "listbox", id: "commands", hidden: true, "aria-label": "Commands" });
   input.setAttribute("aria-controls", "commands");
   const send = h("button", { type: "submit", text: "Send", disabled: true });
+  const steer = h("button", { type: "button", text: "Steer", hidden: true, title: "Add this to the running turn before its next step (Alt+Enter)", onclick: () => steerTurn(input.value) });
+  const queue = h("ul", { class: "queue", "aria-label": "Waiting messages", hidden: true });
   const cancel = h("button", { type: "button", class: "danger", text: "Cancel", disabled: true, onclick: () => cancelTurn() });
   const rename = h("button", {
     type: "button",
@@ -481,9 +489,10 @@ function renderSession(ref) {
       },
     },
     selectors,
+    queue,
     completion,
     input,
-    h("span", { class: "inline buttons" }, send, cancel),
+    h("span", { class: "inline buttons" }, send, steer, cancel),
   );
   main.replaceChildren(
     h("nav", { class: "crumbs" }, back, rename),
@@ -508,6 +517,50 @@ function renderSession(ref) {
     view.running = running;
     cancel.disabled = !view.rpc;
     form.classList.toggle("running", running);
+    // While this tab's turn runs, Enter queues the next prompt; Steer adds to the running turn.
+    send.textContent = running ? "Queue" : "Send";
+    steer.hidden = !running;
+    steer.disabled = !view.rpc;
+  }
+
+  /** Shows a waiting message under the transcript; `drop`, when given, offers to take it back. */
+  function waiting(text, label, drop) {
+    const item = h(
+      "li",
+      { class: "waiting" },
+      h("span", { class: "badge", text: label }),
+      h("span", { class: "waiting-text", text }),
+      drop ? h("button", { type: "button", class: "danger", text: "Drop", "aria-label": `Drop: ${text}`, onclick: drop }) : null,
+    );
+    queue.append(item);
+    queue.hidden = false;
+    return item;
+  }
+
+  function unlist(item) {
+    item?.remove();
+    queue.hidden = queue.children.length === 0;
+  }
+
+  /** A user message shown by the server: this tab's steered or queued one starting now (then it moves here), or someone else's. */
+  function userChunk(text, messageId) {
+    const steered = view.steering.findIndex((s) => s.text === text);
+    const queued = steered < 0 ? view.mine.find((m) => !m.started && m.text === text) : undefined;
+    // One of this tab's prompts that waited behind another client's turn: it moves to where its turn starts.
+    const moved = steered < 0 && !queued ? view.mine.find((m) => m.entry && m.text === text && !m.echoed) : undefined;
+    if (steered >= 0) unlist(view.steering.splice(steered, 1)[0].item);
+    if (queued) {
+      queued.started = true;
+      unlist(queued.item);
+    }
+    if (moved) {
+      moved.echoed = true;
+      view.run = undefined;
+      log.append(moved.entry);
+      return scrollDown();
+    }
+    chunk("user", text, messageId, steered >= 0 || queued ? "You" : undefined);
+    if (queued) view.run = undefined;
   }
 
   /** Appends a chunk to the open entry of that kind, or starts a new one. */
@@ -559,7 +612,7 @@ function renderSession(ref) {
   function onUpdate(update) {
     switch (update.sessionUpdate) {
       case "user_message_chunk":
-        if (update.content?.type === "text") chunk("user", update.content.text);
+        if (update.content?.type === "text") userChunk(update.content.text, update.messageId);
         break;
       case "agent_message_chunk":
         if (update.content?.type === "text") chunk("agent", update.content.text, update.messageId);
@@ -695,22 +748,59 @@ function renderSession(ref) {
     if (!text.trim() || !view.rpc) return;
     input.value = "";
     hideCompletion();
-    chunk("user", text, undefined, "You");
-    const mine = view.run;
-    view.run = undefined;
+    // Behind this tab's own turn it waits in the queue (shown below, with Drop) until the server shows it starting.
+    const mine = { text, started: !view.running };
+    if (mine.started) {
+      chunk("user", text, undefined, "You");
+      mine.entry = view.run.el;
+      view.run = undefined;
+    } else mine.item = waiting(text, "queued", () => view.rpc?.notify("$/cancel_request", { requestId: mine.id }));
+    view.mine.push(mine);
     setRunning(true);
     try {
-      const result = await view.rpc.request("session/prompt", { sessionId: view.session.id, prompt: [{ type: "text", text }] });
-      if (result.stopReason !== "end_turn") note(`Turn ended: ${result.stopReason.replace("_", " ")}.`);
+      const answer = view.rpc.request("session/prompt", { sessionId: view.session.id, prompt: [{ type: "text", text }] });
+      mine.id = answer.id;
+      const result = await answer;
+      if (result.stopReason === "cancelled" && !mine.started) note(`Dropped before it started: ${text}`);
+      else if (result.stopReason !== "end_turn") note(`Turn ended: ${result.stopReason.replace("_", " ")}.`);
     } catch (error) {
-      if (error.data?.code === "session_busy") {
-        mine.el.classList.add("not-sent");
+      if (error.data?.code === "queue_full") {
+        mine.entry?.classList.add("not-sent");
         input.value = text;
-        note("Busy: another client's turn is running in this session. Your message was not sent; try again when it ends.", "busy");
+        note(`Not sent: ${error.message}`, "busy");
       } else if (view.rpc) note(`The prompt failed: ${error.message}`, "error");
     } finally {
+      unlist(mine.item);
+      view.mine.splice(view.mine.indexOf(mine), 1);
       view.run = undefined;
-      setRunning(false);
+      setRunning(view.mine.length > 0);
+    }
+  }
+
+  /** Adds `text` to the running turn; when no turn can take it any more, sends it as a prompt instead. */
+  async function steerTurn(text) {
+    if (!text.trim() || !view.rpc) return;
+    input.value = "";
+    hideCompletion();
+    const pending = { text, item: waiting(text, "steering") };
+    view.steering.push(pending);
+    const forget = () => {
+      const at = view.steering.indexOf(pending);
+      if (at >= 0) view.steering.splice(at, 1);
+      unlist(pending.item);
+    };
+    try {
+      const params = { sessionId: view.session.id, prompt: [{ type: "text", text }], _meta: { steering: { idleBehavior: "promptRequired" } } };
+      const answer = await view.rpc.request("_session/steering", params);
+      // Injected: it stays listed until the server shows it joining the conversation.
+      if (answer.outcome === "promptRequired") {
+        forget();
+        sendPrompt(text);
+      }
+    } catch (error) {
+      forget();
+      input.value = text;
+      note(`Not steered: ${error.message}`, error.data?.code === "queue_full" ? "busy" : "error");
     }
   }
 
@@ -763,6 +853,10 @@ function renderSession(ref) {
       e.preventDefault();
       const at = [...completion.children].findIndex((li) => li.getAttribute("aria-selected") === "true");
       accept(matches()[Math.max(0, at)]);
+    } else if (e.key === "Enter" && e.altKey && !e.isComposing) {
+      e.preventDefault();
+      if (view.running) steerTurn(input.value);
+      else sendPrompt(input.value);
     } else if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       sendPrompt(input.value);
@@ -807,7 +901,9 @@ function renderSession(ref) {
         close: (event) => {
           view.rpc = undefined;
           closeDialogs();
-          input.disabled = send.disabled = cancel.disabled = true;
+          input.disabled = send.disabled = cancel.disabled = steer.disabled = true;
+          // Waiting messages went with the connection: a prompt queued by a client that left is dropped.
+          for (const pending of view.steering.splice(0)) unlist(pending.item);
           if (!view.disposed) {
             note(event.reason ? `Disconnected: ${event.reason}` : "Disconnected.", "note");
             retry();

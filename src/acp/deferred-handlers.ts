@@ -24,6 +24,8 @@ export const DEFERRED_REQUESTS: readonly { method: string; params?: "own" }[] = 
   { method: methods.agent.session.prompt },
   { method: methods.agent.session.setMode },
   { method: methods.agent.session.setConfigOption },
+  // The steering extension (handlers/steering.ts); the SDK has no schema for it.
+  { method: "_session/steering", params: "own" },
 ];
 
 /** Notifications whose handlers load on demand. */

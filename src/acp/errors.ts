@@ -30,6 +30,11 @@ export function sessionBusy(sessionId: string): RequestError {
   return new RequestError(-32603, "session is already processing a prompt", { code: "session_busy", sessionId });
 }
 
+/** -32603 with `data.code = "queue_full"`: the session's prompt queue (or its steering messages) is at its bound. */
+export function queueFull(message: string, data: Record<string, unknown> | undefined): RequestError {
+  return new RequestError(-32603, message, { ...data, code: "queue_full" });
+}
+
 /** -32602 with a message that names the offending field. */
 export function invalidParams(message: string, data?: Record<string, unknown>): RequestError {
   return new RequestError(-32602, `Invalid params: ${redact(message)}`, data);
@@ -58,8 +63,8 @@ export function protocolError(error: unknown): unknown {
       return sessionNotFound(String(error.data?.sessionId ?? ""));
     case "auth_required":
       return authRequired(error.message);
-    case "busy":
-      return sessionBusy(String(error.data?.sessionId ?? ""));
+    case "queue_full":
+      return queueFull(error.message, error.data);
     case "internal":
       return internalError(error.message, error.data);
   }

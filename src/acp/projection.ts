@@ -3,10 +3,12 @@
  * turn. Command output is never resent whole: clients that render Zed-style
  * terminals (`_meta.terminal_output`) get each new piece; others get a short
  * rolling tail at most a few times a second; everyone gets the final result.
- * `message` events are for the store and produce nothing here.
+ * `message` events are for the store and produce nothing here, except a
+ * message steered into the turn, shown as `user_message_chunk`s.
  * @module
  */
 import type { EngineEvent } from "../engine/events.ts";
+import type { ImagePart, TextPart } from "../models/types.ts";
 import type { FileDiff, ToolLocation, ToolOutputPart } from "../tools/types.ts";
 import type { SessionUpdate, ToolCallContent } from "./sdk.ts";
 import { redactValue } from "../runtime/secrets.ts";
@@ -38,6 +40,13 @@ export class TurnProjector {
 
   constructor(options: ProjectionOptions) {
     this.#options = options;
+  }
+
+  /** Every update an event shows: a steered message one chunk per part, any other event at most one. */
+  updates(event: EngineEvent): SessionUpdate[] {
+    if (event.type === "message") return event.steered && event.message.role === "user" ? userMessageChunks(event.message.content, event.messageId) : [];
+    const update = this.project(event);
+    return update ? [update] : [];
   }
 
   project(event: EngineEvent): SessionUpdate | undefined {
@@ -163,6 +172,15 @@ export class TurnProjector {
     if (event.status === "completed" || event.status === "failed") this.#commands.delete(event.toolCallId);
     return update;
   }
+}
+
+/** A user message as it is shown: one `user_message_chunk` per part. */
+export function userMessageChunks(content: readonly (TextPart | ImagePart)[], messageId?: string): SessionUpdate[] {
+  return content.map((part) => ({
+    sessionUpdate: "user_message_chunk" as const,
+    ...(messageId === undefined ? {} : { messageId }),
+    content: part.type === "text" ? { type: "text" as const, text: part.text } : { type: "image" as const, data: part.data, mimeType: part.mimeType },
+  }));
 }
 
 export function toLocation(location: ToolLocation) {

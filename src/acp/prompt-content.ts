@@ -50,6 +50,18 @@ export async function promptToContent(blocks: readonly ContentBlock[], workspace
   return parts;
 }
 
+/** Characters a prompt's blocks carry (text, data, URIs), counted against a queue's budget. */
+export function promptChars(blocks: readonly ContentBlock[]): number {
+  let chars = 0;
+  for (const block of blocks) {
+    if (block.type === "text") chars += block.text.length;
+    else if (block.type === "image" || block.type === "audio") chars += block.data.length;
+    else if (block.type === "resource_link") chars += block.uri.length;
+    else if (block.type === "resource") chars += "text" in block.resource ? block.resource.text.length : block.resource.blob.length;
+  }
+  return chars;
+}
+
 async function readLink(uri: string, mimeType: string | undefined, workspace: Workspace): Promise<TextPart> {
   const note = (why: string) => linkNote(uri, why);
   if (!uri.startsWith("file:")) return note("not a local file, so it was not read");

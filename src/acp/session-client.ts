@@ -11,7 +11,7 @@ import { configOptions } from "./config-options.ts";
 import type { ConnectionState } from "./connection-state.ts";
 import type { JsonRpcId } from "./jsonrpc-envelope.ts";
 import { PreparedUpdate } from "./prepared-update.ts";
-import { TurnProjector } from "./projection.ts";
+import { TurnProjector, userMessageChunks } from "./projection.ts";
 import { methods, type AgentContext, type ClientCapabilities, type SessionUpdate } from "./sdk.ts";
 
 /** What in a client's capabilities changes how turns are shown to it; clients alike here share one view. */
@@ -35,11 +35,8 @@ function newsUpdates(live: LiveSession, services: AgentServices, news: SessionNe
   switch (news.type) {
     case "message":
       return [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: news.text } }];
-    case "prompt": {
-      const part = news.part;
-      const content = part.type === "text" ? { type: "text" as const, text: part.text } : { type: "image" as const, data: part.data, mimeType: part.mimeType };
-      return [{ sessionUpdate: "user_message_chunk", content }];
-    }
+    case "prompt":
+      return userMessageChunks([news.part]);
     case "title":
       return [{ sessionUpdate: "session_info_update", title: news.title, updatedAt: news.updatedAt }];
     case "settings":
@@ -113,10 +110,7 @@ function createSessionClient(services: AgentServices, state: ConnectionState, cl
     },
     watchTurn(live) {
       const projector = new TurnProjector({ terminalOutput: view.terminalOutput, compaction: view.compaction, cwd: live.cwd });
-      return (event) => {
-        const update = projector.project(event);
-        return update ? [prepare(live, update)] : [];
-      };
+      return (event) => projector.updates(event).map((update) => prepare(live, update));
     },
     send(_live, output) {
       const items = output as readonly PreparedUpdate[];

@@ -11,13 +11,15 @@ import { registerPrompt } from "./handlers/prompt.ts";
 import { registerSessionConfig } from "./handlers/session-config.ts";
 import { registerSessionLifecycle } from "./handlers/session-lifecycle.ts";
 import { registerStoredSessions } from "./handlers/session-stored.ts";
+import { registerSteering } from "./handlers/steering.ts";
 import type { HandlerApp } from "./protocol-handlers.ts";
 
-/** Registers `authenticate`, `logout` and every `session/*` method on `app`. */
+/** Registers `authenticate`, `logout`, every `session/*` method and `_session/steering` on `app`. */
 export function registerSessionHandlers(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
   registerAuth(app, services, state);
   registerSessionLifecycle(app, services, state);
   registerStoredSessions(app, services, state);
   registerPrompt(app, services, state);
+  registerSteering(app, services, state);
   registerSessionConfig(app, services, state);
 }

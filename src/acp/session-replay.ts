@@ -10,7 +10,7 @@ import type { PlanEntry } from "../tools/types.ts";
 import type { SessionEntry } from "../sessions/session-entries.ts";
 import { intactEntries } from "../sessions/session-entry-check.ts";
 import { INTERRUPTED } from "../sessions/session-restore.ts";
-import { bounded, diffContent, partContent, toLocation } from "./projection.ts";
+import { bounded, diffContent, partContent, toLocation, userMessageChunks } from "./projection.ts";
 import type { SessionUpdate } from "./sdk.ts";
 
 /** The updates that show a stored conversation again, in order, ending with the plan, title and usage. */
@@ -69,13 +69,7 @@ export function replayUpdates(stored: readonly StoredEntry[]): SessionUpdate[] {
 }
 
 function messageUpdates(messageId: string, message: ModelMessage): SessionUpdate[] {
-  if (message.role === "user") {
-    return message.content.map((part) => ({
-      sessionUpdate: "user_message_chunk" as const,
-      messageId,
-      content: part.type === "text" ? { type: "text" as const, text: part.text } : { type: "image" as const, data: part.data, mimeType: part.mimeType },
-    }));
-  }
+  if (message.role === "user") return userMessageChunks(message.content, messageId);
   if (message.role === "assistant") {
     const out: SessionUpdate[] = [];
     for (const part of message.content) {

@@ -12,8 +12,12 @@ export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refu
 export type ToolCallStatus = "pending" | "in_progress" | "completed" | "failed";
 
 export type EngineEvent =
-  /** A message joined the conversation (user prompt, assistant reply, tool result). */
-  | { type: "message"; message: ModelMessage; messageId: string }
+  /**
+   * A message joined the conversation (user prompt, assistant reply, tool
+   * result). `steered`: a user message sent while the turn ran, landed at a
+   * boundary between model calls (see steering-inbox.ts); clients are shown it.
+   */
+  | { type: "message"; message: ModelMessage; messageId: string; steered?: true }
   | { type: "text_delta"; messageId: string; text: string }
   | { type: "thinking_delta"; messageId: string; text: string }
   /** The model asked for a tool; it has not run yet. */

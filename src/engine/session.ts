@@ -1,6 +1,7 @@
 /**
  * One conversation with the agent: its history, model, tools and the turn
- * that may be running. At most one turn runs at a time; `cancel` stops it.
+ * that may be running. At most one turn runs at a time; `cancel` stops it,
+ * `steer` hands it a message for its next boundary between model calls.
  * @module
  */
 import { callCost, contextTokens } from "../models/cost.ts";
@@ -8,6 +9,7 @@ import type { ImagePart, ModelClient, ModelMessage, TextPart, ThinkingLevel, Usa
 import type { ToolDefinition, Workspace } from "../tools/types.ts";
 import { compactHistory, type CompactionBudget, type CompactionOutcome } from "./compaction.ts";
 import type { EventSink, StopReason } from "./events.ts";
+import { SteeringInbox } from "./steering-inbox.ts";
 import type { ToolAuthorizer } from "./tool-call.ts";
 import { runTurn } from "./turn.ts";
 
@@ -59,6 +61,7 @@ export class AgentSession {
   /** Tokens in context after the last model call (0 before the first). */
   contextUsed = 0;
   #turn?: AbortController;
+  readonly #steering = new SteeringInbox();
 
   constructor(init: AgentSessionInit) {
     this.id = init.id;
@@ -114,6 +117,7 @@ export class AgentSession {
         ...(options.authorize ? { authorize: options.authorize } : {}),
         recordUsage: (usage) => this.#record(usage),
         ...(this.compaction ? { compaction: this.compaction } : {}),
+        steering: this.#steering,
       },
       { role: "user", content },
     );
@@ -141,6 +145,26 @@ export class AgentSession {
     } finally {
       this.#turn = undefined;
     }
+  }
+
+  /** Messages steered in that have not joined the conversation yet, and their characters. */
+  get steeringWaiting(): { messages: number; chars: number } {
+    return { messages: this.#steering.size, chars: this.#steering.chars };
+  }
+
+  /** Hands a message to the turn: it joins the conversation before the turn's next model call. */
+  steer(content: Array<TextPart | ImagePart>): void {
+    this.#steering.push(content);
+  }
+
+  /**
+   * Adds the steered messages still waiting to the conversation now, without
+   * a model call: for a turn that ended (or never started) after accepting
+   * them, so none is lost; the next turn's model call sees them.
+   */
+  async landSteering(emit: EventSink): Promise<void> {
+    if (this.#turn) throw new SessionBusyError();
+    await this.#steering.land(this.history, emit);
   }
 
   /** Stops the running turn, if any: the model stream and tools are aborted at once. */

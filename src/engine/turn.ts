@@ -2,6 +2,9 @@
  * A prompt turn: call the model, run the tools it asks for, feed the results
  * back, and repeat until it stops, the request cap is reached, or the turn is
  * cancelled. The conversation (`history`) only ever grows by whole steps.
+ * Messages steered into the turn join it right before a model call, after
+ * the previous step's tool results; a reply that would end the turn while
+ * one waits is followed by another call, so the model answers every one.
  * @module
  */
 import type { ModelClient, ModelMessage, ThinkingLevel, ToolResultMessage, Usage, UserMessage } from "../models/types.ts";
@@ -10,6 +13,7 @@ import type { EventSink, StopReason } from "./events.ts";
 import { newMessageId } from "./ids.ts";
 import { compactHistory, estimateTokens, type CompactionBudget } from "./compaction.ts";
 import { callModel } from "./model-call.ts";
+import type { SteeringInbox } from "./steering-inbox.ts";
 import { executeCall, prepareCall, type ToolAuthorizer } from "./tool-call.ts";
 import { toolSpec } from "./tool-specs.ts";
 
@@ -30,6 +34,8 @@ export interface TurnContext {
   recordUsage(usage: Usage): { used: number; size: number; cost?: number };
   /** When set, history that would not fit the window is summarised before a call. */
   compaction?: CompactionBudget;
+  /** Messages sent while the turn runs; they land before the next model call. */
+  steering?: SteeringInbox;
 }
 
 export async function runTurn(context: TurnContext, prompt: UserMessage): Promise<StopReason> {
@@ -45,6 +51,8 @@ export async function runTurn(context: TurnContext, prompt: UserMessage): Promis
     if (signal.aborted) return "cancelled";
     if (context.compaction) await compactIfFull(context, tools);
     if (signal.aborted) return "cancelled";
+    // The boundary: after the last step's tool results (and any compaction), right before the call that will see them.
+    if (context.steering?.size) await context.steering.land(history, emit);
     const result = await callModel(
       context.model,
       { system: context.system, messages: history, tools, thinking: context.thinking, signal },
@@ -65,7 +73,12 @@ export async function runTurn(context: TurnContext, prompt: UserMessage): Promis
 
     if (result.cause === "length") return await closeUnrun(result.toolCalls, append, "max_tokens");
     if (result.cause === "refusal") return await closeUnrun(result.toolCalls, append, "refusal");
-    if (result.toolCalls.length === 0) return "end_turn";
+    if (result.toolCalls.length === 0) {
+      // A message steered in while the model gave its last reply still gets an answer in this turn.
+      if (!context.steering?.size) return "end_turn";
+      if (request >= context.maxRequests) return "max_turn_requests";
+      continue;
+    }
 
     const prepared = result.toolCalls.map((call) => prepareCall(call, context.tools, context.workspace));
     for (const call of prepared) {

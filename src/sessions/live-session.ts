@@ -18,10 +18,16 @@ import type { ImagePart, ModelClient, ModelMessage, TextPart, ThinkingLevel } fr
 import type { Grant } from "../permissions/grants.ts";
 import type { McpConnections } from "../tools/mcp/connections.ts";
 import type { ToolDefinition } from "../tools/types.ts";
+import { log } from "../runtime/log.ts";
+import { contentChars } from "../engine/steering-inbox.ts";
+import { PROMPT_QUEUE_CHARS, PROMPT_QUEUE_LIMIT } from "./prompt-queue.ts";
 import type { PromptTemplate } from "./prompt-templates.ts";
 import type { Skill } from "./skills.ts";
 import type { SessionRecorder } from "./session-recorder.ts";
+import { sessionEmitter } from "./session-emitter.ts";
 import { SessionError } from "./session-error.ts";
+import type { TurnClaim } from "./turn-claim.ts";
+import { TurnSlot, type ClaimRequest } from "./turn-slot.ts";
 
 /** What a session tells its clients outside the engine's turn events. */
 export type SessionNews =
@@ -68,6 +74,14 @@ export type AgentView = Readonly<Pick<AgentSession, "id" | "workspace" | "model"
   readonly totals: Readonly<SessionTotals>;
 };
 
+/** What the work of a claim is told when the turn is its. */
+export interface ClaimedTurn {
+  /** Aborted when this turn is to stop: its request was cancelled, its client left, the session was cancelled or closed. */
+  signal: AbortSignal;
+  /** Whether it waited in the queue behind another turn. */
+  waited: boolean;
+}
+
 /** What a live session is made of when it opens. */
 export interface LiveSessionInit {
   agent: AgentSession;
@@ -104,13 +118,12 @@ export class LiveSession {
   #title: string | undefined;
   #mcp: McpConnections | undefined;
   readonly #clients = new Map<string, SessionClient>();
-  /** The client whose prompt holds the session's one turn (it alone is asked for permissions). */
-  #turnOwner: string | undefined;
-  /** The engine turn in flight, so close and shutdown can wait for it to settle. */
-  #turn: Promise<StopReason> | undefined;
+  /** Who holds the session's one turn (its client alone is asked for permissions) and who waits for it. */
+  readonly #turn: TurnSlot;
 
   constructor(init: LiveSessionInit) {
     this.#agent = init.agent;
+    this.#turn = new TurnSlot(init.agent.id);
     this.cwd = init.cwd;
     this.additionalDirectories = init.additionalDirectories;
     this.settings = init.settings;
@@ -164,12 +177,17 @@ export class LiveSession {
 
   /** The client whose prompt holds the turn, if one does. */
   get turnOwner(): string | undefined {
-    return this.#turnOwner;
+    return this.#turn.holder?.clientId;
   }
 
   /** Whether a prompt holds the turn or the engine is running one. */
   get busy(): boolean {
-    return this.#turnOwner !== undefined || this.#agent.running;
+    return this.#turn.holder !== undefined || this.#agent.running;
+  }
+
+  /** How many prompts wait for the turn. */
+  get queued(): number {
+    return this.#turn.waiting;
   }
 
   /** The attached clients, in attachment order. */
@@ -277,63 +295,126 @@ export class LiveSession {
   // ---------- turns ----------
 
   /**
-   * Runs `work` holding the session's one turn for `clientId` (a prompt, a
-   * command); refuses (`busy`) while another claim or engine turn runs. A
-   * prompt queue would wait here for its place instead of refusing.
+   * Runs `work` holding the session's one turn for `request.clientId` (a
+   * prompt, a command, a turn started by steering). While another claim
+   * holds it, this one waits in the queue (first come, first served; past
+   * the bound it is refused with `queue_full`) and resolves `cancelled`
+   * without running when it is dropped: its request cancelled, its client
+   * gone, a session cancel, the session closed. Messages steered in while it
+   * waited and never landed join the conversation before the next claim runs.
    */
-  async claimTurn<T>(clientId: string, work: () => Promise<T>): Promise<T> {
-    // Claimed before any await: one turn per session across every attached client.
-    if (this.busy) throw new SessionError("busy", "session is already processing a prompt", { sessionId: this.id });
-    this.#turnOwner = clientId;
+  async claimTurn<T>(request: ClaimRequest, work: (turn: ClaimedTurn) => Promise<T>): Promise<T | "cancelled"> {
+    const held = await this.#turn.acquire(request);
+    if (!held) return "cancelled";
+    const { claim, waited } = held;
+    const stop = () => claim.abort(reasonOf(request.signal));
+    if (request.signal.aborted) stop();
+    else request.signal.addEventListener("abort", stop, { once: true });
     try {
-      return await work();
+      return await work({ signal: claim.signal, waited });
     } finally {
-      if (this.#turnOwner === clientId) this.#turnOwner = undefined;
+      request.signal.removeEventListener("abort", stop);
+      claim.endTurn();
+      await this.#landLeftovers();
+      this.#turn.release(claim);
+    }
+  }
+
+  /** Steered messages a turn accepted but never took (it ended first, or never started) join the conversation now. */
+  async #landLeftovers(): Promise<void> {
+    if (this.#agent.steeringWaiting.messages === 0) return;
+    try {
+      await this.#agent.landSteering(sessionEmitter(this));
+      await this.recorder.settle();
+    } catch (error) {
+      log.warn(`session ${this.id}: steered messages could not be recorded`, error);
     }
   }
 
   /**
-   * The engine turn of the current claim, remembered so that close and
-   * shutdown can wait for it. The one place a turn's options are put
-   * together: steering (text injected between two model calls) would be
-   * handed to the engine here.
+   * The engine turn of the current claim; stopped when the claim is. The one
+   * place a turn's options are put together; steered messages reach it
+   * through the engine session's inbox (see `inject`).
    */
   async runTurn(content: Array<TextPart | ImagePart>, emit: EventSink, options: TurnOptions): Promise<StopReason> {
-    if (this.#turnOwner === undefined) throw new Error("runTurn outside a claimed turn");
-    const turn = this.#agent.prompt(content, emit, { ...options, settle: () => this.recorder.settle() });
-    this.#turn = turn;
+    const claim = this.#current("runTurn");
     try {
-      return await turn;
+      return await this.#stoppedWith(claim, this.#agent.prompt(content, emit, { ...options, settle: () => this.recorder.settle() }));
     } finally {
-      if (this.#turn === turn) this.#turn = undefined;
+      claim.endTurn();
     }
   }
 
-  /** Summarises the conversation now (`/compact`), within the current claim. */
-  compact(emit: EventSink, instructions?: string): Promise<CompactionOutcome | undefined> {
-    if (this.#turnOwner === undefined) throw new Error("compact outside a claimed turn");
-    return this.#agent.compact(emit, instructions);
+  /** Summarises the conversation now (`/compact`), within the current claim; stopped when the claim is. */
+  async compact(emit: EventSink, instructions?: string): Promise<CompactionOutcome | undefined> {
+    return await this.#stoppedWith(this.#current("compact"), this.#agent.compact(emit, instructions));
   }
 
-  /** Stops the running turn, if any. */
-  cancel(reason?: string): void {
+  #current(what: string): TurnClaim {
+    const claim = this.#turn.holder;
+    if (claim === undefined) throw new Error(`${what} outside a claimed turn`);
+    return claim;
+  }
+
+  /** Awaits engine work just started (it is running, so `cancel` reaches it), cancelling it when the claim stops. */
+  async #stoppedWith<T>(claim: TurnClaim, work: Promise<T>): Promise<T> {
+    const stop = () => this.#agent.cancel(claim.stopReason);
+    if (claim.signal.aborted) stop();
+    else claim.signal.addEventListener("abort", stop, { once: true });
+    try {
+      return await work;
+    } finally {
+      claim.signal.removeEventListener("abort", stop);
+    }
+  }
+
+  /**
+   * Hands a steered message to the running turn, which adds it to the
+   * conversation at its next boundary between model calls; false when no
+   * turn can take it (idle, a built-in command, a turn already stopping or
+   * done). Past the bound of waiting messages it is refused with `queue_full`.
+   */
+  inject(content: Array<TextPart | ImagePart>): boolean {
+    if (this.#turn.closed || !this.#turn.holder?.takesSteering) return false;
+    const waiting = this.#agent.steeringWaiting;
+    if (waiting.messages >= PROMPT_QUEUE_LIMIT || (waiting.messages > 0 && waiting.chars + contentChars(content) > PROMPT_QUEUE_CHARS)) {
+      throw new SessionError(
+        "queue_full",
+        `at most ${PROMPT_QUEUE_LIMIT} steering messages or ${PROMPT_QUEUE_CHARS} characters wait for the turn's next step; try again after it`,
+        { sessionId: this.id, queue: "steering", limit: PROMPT_QUEUE_LIMIT, maxChars: PROMPT_QUEUE_CHARS },
+      );
+    }
+    this.#agent.steer(content);
+    return true;
+  }
+
+  /** Stops the running turn and drops every waiting prompt (they are answered `cancelled`); later prompts run as usual. */
+  cancel(reason = "cancelled by the client"): void {
+    this.#turn.stop(reason);
     this.#agent.cancel(reason);
   }
 
-  /** Stops the running turn when `clientId` owns it. */
+  /** Stops the turn `clientId` holds and drops the prompts it queued; other clients' prompts go on. */
   cancelTurnOf(clientId: string, reason: string): void {
-    if (this.#turnOwner === clientId) this.#agent.cancel(reason);
+    this.#turn.stop(reason, clientId);
   }
 
-  /** Settles when the engine turn in flight (if any) has ended, however it ended. */
+  /** Settles when the current claim (if any) is done, however it ended. */
   async turnSettled(): Promise<void> {
-    await this.#turn?.catch(() => undefined);
+    await this.#turn.holder?.finished;
   }
 
-  /** Ends the session in this process: its turn cancelled and awaited, its journal and MCP servers closed. */
+  /** Ends the session in this process: waiting prompts dropped, its turn cancelled and awaited, its journal and MCP servers closed. */
   async close(reason: string): Promise<void> {
+    this.#turn.close();
     this.cancel(reason);
     await this.turnSettled();
     await Promise.all([this.recorder.journal.close(), this.#mcp?.close()]);
   }
+}
+
+/** The text of an abort reason, for the engine's cancellation. */
+function reasonOf(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason.message : typeof reason === "string" ? reason : "the request was cancelled";
 }

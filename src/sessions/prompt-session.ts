@@ -1,9 +1,11 @@
 /**
- * One prompt of one client: the session's single turn claimed for it, then
- * either a built-in command or a model turn (with a prompt template expanded
- * or a skill loaded) — tools made ready, the prompt shown to the other clients, a
- * title taken from the first prompt, every event recorded and shown to each
- * attached client.
+ * One prompt of one client: the session's single turn claimed for it (after
+ * the prompts queued before it), then either a built-in command or a model
+ * turn (with a prompt template expanded or a skill loaded) — tools made
+ * ready, the prompt shown to the other clients (and to its own client too
+ * when it waited in the queue), a title taken from the first prompt, every
+ * event recorded and shown to each attached client. Commands, templates and
+ * skills are resolved when the prompt's turn starts, as if it were sent then.
  * @module
  */
 import type { EventSink, StopReason } from "../engine/events.ts";
@@ -18,6 +20,7 @@ import { sessionEmitter } from "./session-emitter.ts";
 import { refreshContext } from "./session-context.ts";
 import { refreshTools } from "./session-mcp.ts";
 import { refreshSetup } from "./session-setup.ts";
+import type { ClaimedTurn } from "./live-session.ts";
 import type { AgentServices } from "./services.ts";
 import { parseSlashCommand } from "./slash-arguments.ts";
 
@@ -33,18 +36,28 @@ export interface PromptRequest {
    * text (an expanded template).
    */
   readPrompt(leadingText?: string): Promise<Array<TextPart | ImagePart>>;
-  /** Cancels the turn like a cancel from any client. */
+  /** Drops the prompt while it waits in the queue, and stops its turn (that turn alone) once it runs. */
   signal: AbortSignal;
   /** How this client's turn asks for permissions and reaches files and terminals. */
   turn: TurnOptions;
+  /** Characters of the prompt, counted against the queue's budget should it wait. */
+  size?: () => number;
+  /** Show the prompt to its own client as well, even when it started at once (a turn no `session/prompt` asked for). */
+  echoToSender?: boolean;
+  /** Called once the turn is this prompt's, before anything of it is shown; awaited. */
+  starting?(): Promise<void> | void;
 }
 
-/** Runs one prompt; refuses (`busy`) while another turn of the session runs. */
+/** Runs one prompt, after the prompts queued before it; `cancelled` when it is dropped from the queue. */
 export async function promptSession(services: AgentServices, live: LiveSession, request: PromptRequest): Promise<StopReason> {
-  return await live.claimTurn(request.clientId, () => runPrompt(services, live, request));
+  const command = request.slashText === undefined ? undefined : parseSlashCommand(request.slashText);
+  // Built-in commands are fixed, so whether one runs is known now; nothing can be steered into them.
+  const steerable = !(command && builtinCommand(command.name));
+  const claim = { clientId: request.clientId, signal: request.signal, steerable, ...(request.size ? { size: request.size } : {}) };
+  return await live.claimTurn(claim, (turn) => runPrompt(services, live, request, turn));
 }
 
-async function runPrompt(services: AgentServices, live: LiveSession, request: PromptRequest): Promise<StopReason> {
+async function runPrompt(services: AgentServices, live: LiveSession, request: PromptRequest, turn: ClaimedTurn): Promise<StopReason> {
   const emit = sessionEmitter(live);
   // Command files and skills as they are now: one added or edited since the last prompt runs as it is on disk.
   await refreshSetup(live);
@@ -52,9 +65,15 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
   let invocation: Invocation | undefined;
   if (command) {
     const builtin = builtinCommand(command.name);
-    if (builtin) return await builtin(command.rest, { live, services, emit });
+    if (builtin) {
+      if (turn.signal.aborted) return "cancelled";
+      await request.starting?.();
+      return await builtin(command.rest, { live, services, emit });
+    }
     invocation = await invokeFileCommand(live, command.name, command.rest);
     if (invocation?.kind === "answer") {
+      if (turn.signal.aborted) return "cancelled";
+      await request.starting?.();
       await broadcast(live, { type: "message", text: invocation.text });
       return "end_turn";
     }
@@ -63,26 +82,19 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
   const content = await request.readPrompt(invocation?.text);
   // Files the command embeds follow its text (which `readPrompt` put first), before the prompt's own attachments.
   if (invocation?.kind === "prompt" && invocation.attachments.length > 0) content.splice(invocation.text.trim() === "" ? 0 : 1, 0, ...invocation.attachments);
-  // The other clients of a shared session see what was asked.
-  for (const part of content) await broadcast(live, { type: "prompt", part }, request.clientId);
+  // A prompt stopped while it was getting ready (its client may be gone) starts no turn: nobody would stop it.
+  if (turn.signal.aborted) return "cancelled";
+  // From here the prompt joins the conversation: a stop now still records it (the turn ends at once, `cancelled`).
+  await request.starting?.();
+  // The other clients of a shared session see what was asked; its own client too when it did not start when sent.
+  const except = turn.waited || request.echoToSender ? undefined : request.clientId;
+  for (const part of content) await broadcast(live, { type: "prompt", part }, except);
   if (!live.title) {
     const first = content.find((p) => p.type === "text");
     const title = first?.type === "text" ? titleFromPrompt(first.text) : undefined;
     // Durable before the turn is answered, not before the model is asked (see SessionRecorder).
     if (title) await setTitle(live, title, { ahead: true });
   }
-  // A request cancelled while the turn was getting ready (its client may be gone) starts no turn: nobody would stop it.
-  if (request.signal.aborted) {
-    await live.recorder.settle();
-    return "cancelled";
-  }
-  // Cancelling the request cancels the turn like a cancel from any client.
-  const onAbort = () => live.cancel("the request was cancelled");
-  request.signal.addEventListener("abort", onAbort, { once: true });
-  // The prompt and title written ahead are durable before the turn ends and is answered.
-  try {
-    return await live.runTurn(content, emit, request.turn);
-  } finally {
-    request.signal.removeEventListener("abort", onAbort);
-  }
+  // The prompt and title written ahead are durable before the turn ends and is answered; stopping the claim stops it.
+  return await live.runTurn(content, emit, request.turn);
 }

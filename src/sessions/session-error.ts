@@ -13,8 +13,8 @@ export type SessionErrorKind =
   | "not_found"
   /** Credentials are needed; the message says what to do. */
   | "auth_required"
-  /** The session is already running a turn (`data.sessionId`). */
-  | "busy"
+  /** Too many prompts or steering messages wait for the session's turn (`data.sessionId`, `data.queue`, `data.limit`). */
+  | "queue_full"
   /** Not the caller's fault: broken configuration, a failing store. */
   | "internal";
 

@@ -1,11 +1,14 @@
 /**
  * Writes a session's steps into its journal as they complete. Messages are
  * step boundaries: they are fsynced before the turn goes on, so a crash loses
- * at most the step in flight. The one exception is a turn's prompt (and the
- * title taken from it): asking the model changes nothing on disk, so their
- * write and fsync run while the model is asked; the next entry and the end
- * of the turn wait for them, so the prompt is durable before anything that
- * follows it is recorded and before the turn is answered.
+ * at most the step in flight. The one exception is a user message (a prompt,
+ * a queued prompt whose turn starts, a steered message) and the title taken
+ * from the first prompt: asking the model changes nothing on disk, so their
+ * fsync runs while the model is asked. A user message is written to the file
+ * before the model is asked (a killed process never loses one the model
+ * saw); the next entry and the end of the turn wait for the fsync, so it is
+ * durable before anything that follows it is recorded and before the turn
+ * is answered.
  * @module
  */
 import type { EngineEvent } from "../engine/events.ts";
@@ -47,7 +50,22 @@ export class SessionRecorder {
    * after it; the next `write` or `settle` waits for it and fails with its error.
    */
   writeAhead(entry: SessionEntry): void {
-    const done = this.#append(entry, true);
+    this.#syncAhead(this.#append(entry, true));
+  }
+
+  /**
+   * Appends one entry and waits until it is written (not fsynced): what the
+   * model is about to see is in the file before it is asked. The fsync runs
+   * ahead like `writeAhead`'s.
+   */
+  async writeBeforeAsking(entry: SessionEntry): Promise<void> {
+    const written = this.#append(entry, false);
+    this.#syncAhead(written.then(() => this.#journal.sync()));
+    await written;
+  }
+
+  /** Keeps `done` for the next write or `settle` to wait for and report. */
+  #syncAhead(done: Promise<void>): void {
     // Observed here so that a failure is never unhandled; the next write or settle reports it.
     done.catch(() => undefined);
     const before = this.#ahead;
@@ -73,7 +91,7 @@ export class SessionRecorder {
     switch (event.type) {
       case "message":
         this.#messages += 1;
-        if (event.message.role === "user") return this.writeAhead({ type: "message", messageId: event.messageId, message: event.message });
+        if (event.message.role === "user") return await this.writeBeforeAsking({ type: "message", messageId: event.messageId, message: event.message });
         return await this.write({ type: "message", messageId: event.messageId, message: event.message }, true);
       case "tool_call":
         return await this.write({

@@ -101,7 +101,7 @@ export class SessionRegistry {
     const turns: Promise<unknown>[] = [];
     for (const session of this.#sessions.values()) {
       session.cancel("the agent is shutting down");
-      if (session.agent.running) turns.push(session.turnSettled());
+      if (session.busy) turns.push(session.turnSettled());
     }
     if (turns.length === 0) return;
     let timer: ReturnType<typeof setTimeout> | undefined;

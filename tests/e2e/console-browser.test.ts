@@ -2,7 +2,8 @@
  * The browser console at `GET /` in a real headless Chromium against
  * `agent serve`: sign-in, the sessions list, creating a session, a scripted
  * turn with tool calls streaming into the page, permission dialogs answered in
- * the page, two tabs on one session, busy and cancel, reload without
+ * the page, two tabs on one session, a prompt queued behind another tab's
+ * turn and cancel, queueing, dropping and steering in one tab, reload without
  * duplicates, and markup from the model or a file name shown as text.
  * Screenshots of the main views land in .test-results/console/.
  *
@@ -10,7 +11,9 @@
  * widens it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { makeSandbox, ROOT, type RuntimeName, type Sandbox } from "../helpers/agent-process.ts";
@@ -31,7 +34,12 @@ const SCRIPT = [
   { text: "Done:\n\n```\nhello\n```" },
   // two tabs
   { text: "answer to A" },
-  { text: "slow ".repeat(400), delayMs: 25 },
+  // Long enough to be still running when the test cancels it, however loaded the machine.
+  { text: "slow ".repeat(4000), delayMs: 25 },
+  // queue and steer: a command that waits for the test, then the steered step, then the queued prompt
+  { toolCalls: [{ id: "hold", name: "bash", input: { command: "cat ../hold.fifo" } }] },
+  { text: "heard the steer" },
+  { text: "answer to the queued prompt" },
   // markup as text
   { text: `Look: ${XSS_TEXT} and \`<b>code</b>\``, toolCalls: [{ id: "x1", name: "write", input: { path: XSS_FILE, content: "x" } }] },
   { text: "ok" },
@@ -53,6 +61,7 @@ describe.each(RUNTIMES)("the console in Chromium against serve on %s", (runtime)
 
   beforeAll(async () => {
     sandbox = makeSandbox();
+    execFileSync("mkfifo", [join(sandbox.root, "hold.fifo")]);
     writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({}));
     server = await startServe(runtime, sandbox, { script: sandbox.write("script.json", JSON.stringify(SCRIPT)) });
     await fetch(`${server.url}/v1/sessions`, { method: "POST", headers: { ...bearer(TOKEN), "content-type": "application/json" }, body: JSON.stringify({ cwd: sandbox.project, title: "an earlier session" }) });
@@ -125,7 +134,7 @@ describe.each(RUNTIMES)("the console in Chromium against serve on %s", (runtime)
     await shot(a, `session${suffix}`);
   }, 60_000);
 
-  test("two tabs on one session see each other's prompts; a second prompt is busy; Escape in the other tab cancels", async () => {
+  test("two tabs on one session see each other's prompts; a prompt behind the other tab's turn waits; Escape there cancels both", async () => {
     b = await chrome.context.newPage();
     await b.goto(`${server.url}/?session=${sessionId}#token=${encodeURIComponent(TOKEN)}`);
     await b.locator("#status", { hasText: "connected" }).waitFor();
@@ -144,10 +153,50 @@ describe.each(RUNTIMES)("the console in Chromium against serve on %s", (runtime)
     const promptB = b.getByRole("textbox", { name: "Prompt" });
     await promptB.fill("me too");
     await promptB.press("Enter");
-    await b.locator(".busy", { hasText: "another client's turn is running" }).waitFor();
-    expect(await promptB.inputValue()).toBe("me too");
+    // Queued behind A's turn (not refused); B's Escape cancels A's turn and, stop meaning stop, B's waiting prompt.
     await promptB.press("Escape");
     await a.locator(".note", { hasText: "Turn ended: cancelled." }).waitFor();
+    await b.locator(".note", { hasText: "Turn ended: cancelled." }).waitFor();
+    expect(await a.locator(".entry.user", { hasText: "me too" }).count()).toBe(0);
+  }, 60_000);
+
+  test("while a turn runs: Enter queues (shown with Drop), Drop takes one back, Steer joins the turn before its next step", async () => {
+    // A command that waits for the test holds the turn; yolo runs it without a dialog.
+    await a.locator('select[data-category="mode"]').selectOption("yolo");
+    const prompt = a.getByRole("textbox", { name: "Prompt" });
+    await prompt.fill("wait for the test");
+    await prompt.press("Enter");
+    await a.locator('[data-tool-call="hold"] .badge', { hasText: "in progress" }).waitFor();
+    expect(await a.getByRole("button", { name: "Queue", exact: true }).isVisible()).toBe(true);
+    expect(await a.getByRole("button", { name: "Steer" }).isVisible()).toBe(true);
+
+    await prompt.fill("queued and dropped");
+    await prompt.press("Enter");
+    await prompt.fill("queued and kept");
+    await a.getByRole("button", { name: "Queue", exact: true }).click();
+    const waitingList = a.getByRole("list", { name: "Waiting messages" });
+    await waitingList.locator(".waiting", { hasText: "queued and kept" }).waitFor();
+    await waitingList.getByRole("button", { name: "Drop: queued and dropped" }).click();
+    await a.locator(".note", { hasText: "Dropped before it started: queued and dropped" }).waitFor();
+
+    await prompt.fill("steer this way");
+    await a.getByRole("button", { name: "Steer" }).click();
+    await waitingList.locator(".waiting", { hasText: "steering" }).waitFor();
+    await shot(a, `queue-steer${suffix}`);
+    await writeFile(join(sandbox.root, "hold.fifo"), "released\n");
+
+    await a.locator(".entry.agent", { hasText: "answer to the queued prompt" }).waitFor();
+    await waitingList.waitFor({ state: "hidden" });
+    const order = await a.locator(".entry.user, .entry.agent").allTextContents();
+    const at = (text: string) => order.findIndex((t) => t.includes(text));
+    expect(at("wait for the test")).toBeLessThan(at("steer this way"));
+    expect(at("steer this way")).toBeLessThan(at("heard the steer"));
+    expect(at("heard the steer")).toBeLessThan(at("queued and kept"));
+    expect(at("queued and kept")).toBeLessThan(at("answer to the queued prompt"));
+    expect(at("queued and dropped")).toBe(-1);
+    expect(await a.getByRole("button", { name: "Send" }).isVisible()).toBe(true);
+    expect(await a.getByRole("button", { name: "Steer" }).isVisible()).toBe(false);
+    await a.locator('select[data-category="mode"]').selectOption("ask");
   }, 60_000);
 
   test("reload brings the history back once", async () => {

@@ -58,7 +58,7 @@ describe.each(RUNTIMES)("session open/close races on %s", (runtime) => {
         first.ws.terminate();
         // Attach the moment the server has seen the socket go, while the session is released. Attached
         // before that, the second client would share a live session whose first turn still runs, and
-        // its prompt would rightly be answered session_busy: a different case from the one tested here.
+        // its prompt would wait in the queue behind that turn: a different case from the one tested here.
         for (const started = Date.now(); ; ) {
           const open = (await (await fetch(`${server.url}/v1/capabilities`, { headers: bearer(TOKEN) })).json()).connections.open;
           if (open === 0) break;

@@ -22,7 +22,7 @@ describe.each(RUNTIMES)("stdio protocol on %s", (runtime) => {
       JSON.stringify([
         { text: "first answer" },
         { text: "a slow answer that keeps streaming for a while", delayMs: 40 },
-        { text: "after the busy test" },
+        { text: "after the queue test" },
         { text: "another slow one, cancelled at end of input", delayMs: 200 },
       ]),
     );
@@ -95,14 +95,13 @@ describe.each(RUNTIMES)("stdio protocol on %s", (runtime) => {
     expect(audio.message).toContain("audio");
   });
 
-  test("a second prompt while one runs gets session_busy; cancel answers cancelled", async () => {
+  test("a second prompt while one runs waits in the queue; cancel answers both cancelled", async () => {
     const slow = client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "slow" }] });
     await waitFor(() => agentText(client.updates(sessionId)).includes("a slow"), 10_000, "the slow answer to start");
-    const busy = await rpcError(client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] }), -32603);
-    expect(busy.message).toBe("session is already processing a prompt");
-    expect(busy.data.code).toBe("session_busy");
+    const queued = client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] });
     await client.agent.notify(methods.agent.session.cancel, { sessionId });
     expect((await slow).stopReason).toBe("cancelled");
+    expect((await queued).stopReason).toBe("cancelled");
     const next = await client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "next" }] });
     expect(next.stopReason).toBe("end_turn");
   });

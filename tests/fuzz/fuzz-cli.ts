@@ -1,7 +1,8 @@
 /**
  * `npm run fuzz -- [options]`: seeded, reproducible fuzzing.
  *
- *   --target transport|session-file   what to fuzz (default transport)
+ *   --target transport|session-file|queue-steer   what to fuzz (default transport);
+ *                     queue-steer: --count is scenarios, --inputs replays scenarios, stdio = one transport
  *   --seed N          seed (default: random, printed)         env FUZZ_SEED
  *   --count N         inputs per runtime and transport (1000)  env FUZZ_COUNT
  *   --runtime LIST    node,bun,deno or all (all)               env FUZZ_RUNTIME
@@ -21,6 +22,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, type RuntimeName } from "../helpers/agent-process.ts";
+import { fuzzQueueSteer, type QueueSteerResult } from "./queue-steer-fuzzer.ts";
 import { fuzzTransport, type FuzzResult, type TransportName } from "./transport-fuzz.ts";
 
 /** Parsed command line. */
@@ -129,6 +131,30 @@ export async function runTransportFuzz(args: FuzzArgs, log: (line: string) => vo
   return results;
 }
 
+/** Runs the queueing and steering fuzzer: `count` scenarios per runtime over stdio and/or WebSocket `/apc`. */
+export async function runQueueSteerFuzz(args: FuzzArgs, log: (line: string) => void): Promise<QueueSteerResult[]> {
+  const transports = [...new Set(args.transports.map((t) => (t === "ws" ? "ws" : "stdio")))] as ("stdio" | "ws")[];
+  const results: QueueSteerResult[] = [];
+  for (const runtime of args.runtimes) {
+    for (const transport of transports) {
+      log(`fuzz: queueing and steering, ${runtime} ${transport}, seed ${args.seed}, ${args.count} scenarios`);
+      const result = await fuzzQueueSteer({ seed: args.seed, count: args.count, ...(args.inputs ? { scenarios: args.inputs } : {}), runtime, transport, timeoutMs: args.timeoutMs, log });
+      results.push(result);
+      log(`fuzz: ${runtime} ${transport}: ${result.scenarios} scenarios, ${result.actions} actions, ${result.seconds.toFixed(1)} s, ${result.findings.length ? `${result.findings.length} finding(s)` : "no findings"}`);
+    }
+  }
+  return results;
+}
+
+/** A Markdown table of queueing and steering results, with how often each interleaving came up. */
+export function queueSteerTable(results: QueueSteerResult[]): string {
+  const rows = results.map((r) => {
+    const seen = Object.entries(r.coverage).sort(([a], [b]) => a.localeCompare(b)).map(([what, n]) => `${what}: ${n}`).join(", ");
+    return `| ${r.runtime} | ${r.transport} | ${r.scenarios} | ${r.actions} | ${r.seconds.toFixed(1)} | ${r.findings.length || "none"} | ${seen} |`;
+  });
+  return ["| runtime | transport | scenarios | actions | seconds | findings | what came up |", "|---|---|---|---|---|---|---|", ...rows].join("\n");
+}
+
 function summarizeKinds(r: FuzzResult): string {
   const counts = new Map<string, number>();
   for (const f of r.findings) counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
@@ -167,7 +193,12 @@ export function resultTable(results: FuzzResult[]): string {
 if (import.meta.main) {
   const args = parseFuzzArgs(process.argv.slice(2), process.env);
   if (args.target === "session-file") process.exit(await runSessionFileFuzz(args));
-  if (args.target !== "transport") usage(`unknown target ${JSON.stringify(args.target)} (transport or session-file)`);
+  if (args.target === "queue-steer") {
+    const results = await runQueueSteerFuzz(args, (line) => console.log(line));
+    console.log(`\nseed ${args.seed}\n${queueSteerTable(results)}`);
+    process.exit(results.some((r) => r.findings.length > 0) ? 1 : 0);
+  }
+  if (args.target !== "transport") usage(`unknown target ${JSON.stringify(args.target)} (transport, session-file or queue-steer)`);
   const results = await runTransportFuzz(args, (line) => console.log(line));
   console.log(`\nseed ${args.seed}\n${resultTable(results)}`);
   process.exit(results.some((r) => r.finding) ? 1 : 0);

@@ -7,7 +7,7 @@
  * latest session id and the project directory, so valid sessions get hit.
  */
 import { DupObject, RawJson, deepValue, hugeString, randomString, randomValue, toJsonText } from "./transport-json-values.ts";
-import type { Prng } from "./transport-prng.ts";
+import { Prng } from "./transport-prng.ts";
 
 /** A message body: text (placeholders allowed) and raw bytes, concatenated. */
 export type Segment = string | Uint8Array;
@@ -78,7 +78,23 @@ export const METHOD_TEMPLATES: Record<string, Template> = {
   "session/set_model": (rng) => ({ sessionId: sessionRef(rng), modelId: rng.pick(["faux/echo", "nope"]) }),
 };
 
-const UNKNOWN_METHODS = ["", " ", "session/", "session/unknown", "fs/read_text_file", "terminal/create", "session/update", "session/request_permission", "_acp-edge/x", "_", "$/", "$/progress", "rpc.discover", "__proto__", "constructor", "initialize ", "INITIALIZE", "session/new\u0000"];
+/**
+ * Methods added after the first seeds were recorded. They come from a stream
+ * of their own (see `extensionInput`), so every input those seeds made before
+ * is made again, apart from the few this replaces.
+ */
+const EXTENSION_TEMPLATES: Record<string, Template> = {
+  // While a prompt of the same batch runs it is injected, on an idle session it starts a turn or is declined.
+  "_session/steering": (rng) => ({
+    sessionId: sessionRef(rng),
+    prompt: Array.from({ length: rng.range(rng.chance(0.1) ? 0 : 1, 3) }, () => rng.pick(PROMPT_BLOCKS)(rng)),
+    ...(rng.chance(0.6)
+      ? { _meta: rng.pick<unknown>([{ steering: { idleBehavior: "promptRequired" } }, { steering: { idleBehavior: rng.pick<unknown>(["startNewTurn", "", 1, null]) } }, { steering: "promptRequired" }, { steering: {} }, {}, null]) }
+      : {}),
+  }),
+};
+
+const UNKNOWN_METHODS = ["", " ", "session/", "session/unknown", "session/inject", "session/steer", "_session/steering ", "fs/read_text_file", "terminal/create", "session/update", "session/request_permission", "_acp-edge/x", "_", "$/", "$/progress", "rpc.discover", "__proto__", "constructor", "initialize ", "INITIALIZE", "session/new\u0000"];
 
 function mcpServer(rng: Prng): unknown {
   return rng.pick<unknown>([
@@ -277,4 +293,23 @@ export function generateRpcInput(rng: Prng, options: GenerateOptions): RpcInput 
     if (options.excludeKnown && input.knownBug) continue;
     return input;
   }
+}
+
+/** Share of inputs that are an extension method's request (from their own stream, `Prng(seed, index, 26)`). */
+const EXTENSION_SHARE = 0.04;
+
+/**
+ * The extension request that replaces input `index` of a run, if this index
+ * gets one: a valid envelope for `_session/steering` with hostile params,
+ * sometimes a notification or with its params mutated.
+ */
+export function extensionInput(seed: number, index: number, options: GenerateOptions): RpcInput | undefined {
+  const rng = new Prng(seed, index, 26);
+  if (!rng.chance(EXTENSION_SHARE)) return undefined;
+  const method = rng.pick(Object.keys(EXTENSION_TEMPLATES));
+  const flags: { deep?: boolean } = {};
+  const params = mutateParams(rng, EXTENSION_TEMPLATES[method]!(rng), options, flags);
+  const notification = rng.chance(0.05);
+  const fields: [string, unknown][] = [["jsonrpc", "2.0"], ...(notification ? [] : [["id", randomId(rng)] as [string, unknown]]), ["method", method], ["params", params]];
+  return { label: `${notification ? "notification" : "request"} ${JSON.stringify(method)}`, segments: [envelope(rng, fields)], ...flags };
 }

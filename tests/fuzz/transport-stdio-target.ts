@@ -10,7 +10,7 @@ import { AgentConnection, normalTurn, OWN_ID } from "./transport-agent-conn.ts";
 import { requestIn } from "./transport-oracle.ts";
 import { OutputReader, type OutputFraming } from "./transport-output-reader.ts";
 import { Prng } from "./transport-prng.ts";
-import { generateRpcInput, type GenerateOptions, type RpcInput } from "./transport-rpc-inputs.ts";
+import { extensionInput, generateRpcInput, type GenerateOptions, type RpcInput } from "./transport-rpc-inputs.ts";
 import { currentRss, encodeSegments, peakRss, stderrGist, type Finding, type FuzzTarget } from "./transport-target.ts";
 
 /** One stdio input: a message and how its frame is written. */
@@ -23,7 +23,8 @@ export interface StdioInput {
 /** The stdio input number `index` of a run. */
 export function generateStdioInput(seed: number, index: number, options: GenerateOptions): StdioInput {
   const rng = new Prng(seed, index, 1);
-  return { rpc: generateRpcInput(rng, options), wireSeed: rng.uint32() };
+  const rpc = generateRpcInput(rng, options);
+  return { rpc: extensionInput(seed, index, options) ?? rpc, wireSeed: rng.uint32() };
 }
 
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;

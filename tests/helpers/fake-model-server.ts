@@ -27,6 +27,8 @@ export interface ScriptedTurn {
   chunkDelayMs?: number;
   /** Answer with this HTTP status and the provider's error JSON instead of a stream. */
   error?: { status: number; message: string; retryAfterMs?: number };
+  /** Holds the reply (after its headers, before its first frame) until this settles: the test releases it. */
+  gate?: Promise<unknown>;
 }
 
 /** A request as the server received it. */
@@ -47,7 +49,16 @@ export interface FakeModelServer {
   /** Streams the client closed before the server finished them. */
   abortedStreams: number;
   push(...turns: ScriptedTurn[]): void;
+  /** Resolves with the `n`th request (1-based) once it has arrived. */
+  request(n: number): Promise<RecordedRequest>;
   close(): Promise<void>;
+}
+
+/** A promise the test settles by hand: `gate` for a scripted turn, `release()` to let it go. */
+export function manualGate(): { gate: Promise<void>; release(): void } {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  return { gate, release };
 }
 
 type Api = "anthropic" | "chat" | "responses";
@@ -71,12 +82,20 @@ export interface FakeModelOptions {
 export async function startFakeModelServer(turns: ScriptedTurn[] = [], options: FakeModelOptions = {}): Promise<FakeModelServer> {
   const queue = [...turns];
   const sockets = new Set<Socket>();
+  /** Waiters for a request number, woken as requests arrive. */
+  const waiters: Array<{ n: number; resolve(request: RecordedRequest): void }> = [];
   let ids = 0;
   const state: FakeModelServer = {
     url: "",
     requests: [],
     abortedStreams: 0,
     push: (...more) => void queue.push(...more),
+    request: (n) =>
+      new Promise<RecordedRequest>((resolve) => {
+        const arrived = state.requests[n - 1];
+        if (arrived) resolve(arrived);
+        else waiters.push({ n, resolve });
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -89,6 +108,10 @@ export async function startFakeModelServer(turns: ScriptedTurn[] = [], options: 
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const recorded = { method: req.method ?? "", path, headers: lowerHeaders(req), body: parseJson(raw) };
     state.requests.push(recorded);
+    for (const waiter of waiters.splice(0)) {
+      if (waiter.n === state.requests.length) waiter.resolve(recorded);
+      else waiters.push(waiter);
+    }
     const api = req.method === "POST" ? ROUTES[path] : undefined;
     if (!api) return sendJson(res, 404, { error: { message: `fake model server: no route for ${req.method} ${path}` } });
     const turn = queue.shift() ?? options.reply?.(recorded);
@@ -100,7 +123,7 @@ export async function startFakeModelServer(turns: ScriptedTurn[] = [], options: 
     const model = String(parseJson(raw)?.model ?? "fake-model");
     const frames =
       api === "anthropic" ? anthropicFrames(turn, model, ++ids) : api === "chat" ? chatFrames(turn, model, ++ids) : responsesFrames(turn, model, ++ids);
-    if (!(await streamFrames(res, frames, turn.chunkDelayMs ?? 0))) state.abortedStreams++;
+    if (!(await streamFrames(res, frames, turn.chunkDelayMs ?? 0, turn.gate))) state.abortedStreams++;
   });
   server.on("connection", (socket: Socket) => {
     sockets.add(socket);
@@ -300,13 +323,14 @@ function errorBody(api: Api, status: number, message: string): unknown {
 // ---------- HTTP plumbing ----------
 
 /** Writes the frames; false when the client went away first. */
-async function streamFrames(res: ServerResponse, frames: Frame[], delayMs: number): Promise<boolean> {
+async function streamFrames(res: ServerResponse, frames: Frame[], delayMs: number, gate?: Promise<unknown>): Promise<boolean> {
   let closed = false;
   res.on("close", () => {
     if (!res.writableFinished) closed = true;
   });
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
   res.flushHeaders();
+  if (gate) await gate;
   for (const frame of frames) {
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (closed || res.destroyed) return false;

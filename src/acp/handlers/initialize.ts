@@ -28,9 +28,13 @@ export function registerInitialize(app: HandlerApp, services: AgentServices, sta
           InitializeResponse["agentCapabilities"]
         >["sessionCapabilities"],
         auth: { logout: {} },
+        // A prompt sent while a turn runs waits for it (there is no standard flag yet; claude-agent-acp's).
+        _meta: { claudeCode: { promptQueueing: true } },
       },
       authMethods: authMethodsFor(services, state.clientCapabilities),
       agentInfo: { name: "acp-edge", title: "acp-edge", version: PACKAGE_VERSION },
+      // `_session/steering`, advertised where claude-agent-acp and codex-acp advertise it.
+      _meta: { steering: { supported: true } },
     };
     return answer;
   });

@@ -1,8 +1,11 @@
 /**
  * `session/prompt` and `session/cancel`: run a built-in command, or a turn
  * (with prompt templates expanded) under this client's permissions and
- * capabilities; stream it to every attached client, and answer with the stop
- * reason only after every update of the turn was sent.
+ * capabilities, after the prompts queued before it on the session; stream it
+ * to every attached client, and answer with the stop reason only after every
+ * update of the turn was sent. A cancel stops the running turn and answers
+ * every queued prompt `cancelled`; `$/cancel_request` stops or drops only
+ * its own prompt.
  * @module
  */
 import { SessionBusyError } from "../../engine/session.ts";
@@ -10,11 +13,11 @@ import { restoreInteractiveJit } from "../../runtime/jit-policy.ts";
 import { ModelError } from "../../models/types.ts";
 import { promptSession } from "../../sessions/prompt-session.ts";
 import type { AgentServices } from "../../sessions/services.ts";
-import { clientWorkspace } from "../client-workspace.ts";
+import { clientTurnOptions } from "../client-turn.ts";
+import { eitherSignal } from "../either-signal.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { internalError, protocolError, sessionBusy, toRequestError } from "../errors.ts";
-import { createAuthorizer } from "../permissions/authorizer.ts";
-import { promptToContent } from "../prompt-content.ts";
+import { promptChars, promptToContent } from "../prompt-content.ts";
 import type { HandlerApp } from "../protocol-handlers.ts";
 import { methods, type ContentBlock, type PromptResponse } from "../sdk.ts";
 import { attachedSession, checkScope } from "../session-access.ts";
@@ -52,10 +55,8 @@ export function registerPrompt(app: HandlerApp, services: AgentServices, state: 
         // An expanded template replaces the command line; the attachments after it stay.
         readPrompt: (text) => promptToContent(text === undefined ? params.prompt : [{ type: "text", text }, ...params.prompt.slice(1)], live.agent.workspace),
         signal: cancelled.signal,
-        turn: {
-          authorize: createAuthorizer({ live, client }),
-          workspace: clientWorkspace(live.agent.workspace, client, state.clientCapabilities, live.id),
-        },
+        size: () => promptChars(params.prompt),
+        turn: clientTurnOptions(live, client, state),
       });
       return { stopReason };
     } catch (error) {
@@ -77,29 +78,3 @@ export function registerPrompt(app: HandlerApp, services: AgentServices, state: 
     if (state.sessions.has(params.sessionId)) services.sessions.get(params.sessionId)?.cancel();
   });
 }
-
-/**
- * A signal that fires when either does, and `release` to let go of both. Not
- * `AbortSignal.any`: on Node 20 every signal it makes stays reachable from a
- * long-lived source (here the connection's), with all it holds, until that
- * source is collected: one per prompt for as long as the client stays.
- */
-function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; release(): void } {
-  const controller = new AbortController();
-  const onA = () => controller.abort(a.reason);
-  const onB = () => controller.abort(b.reason);
-  if (a.aborted) onA();
-  else if (b.aborted) onB();
-  else {
-    a.addEventListener("abort", onA, { once: true });
-    b.addEventListener("abort", onB, { once: true });
-  }
-  return {
-    signal: controller.signal,
-    release() {
-      a.removeEventListener("abort", onA);
-      b.removeEventListener("abort", onB);
-    },
-  };
-}
-

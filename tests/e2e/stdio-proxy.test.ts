@@ -1,0 +1,183 @@
+/**
+ * Outbound requests behind a proxy, on every runtime: the provider and an
+ * MCP server sit behind names only the test proxy resolves (`*.invalid`
+ * never resolves anywhere else), so a turn that completes went through the
+ * proxy. HTTP_PROXY, HTTPS_PROXY and NO_PROXY in both cases, a proxy that
+ * refuses, one that is not there, and a project `.env` that names a proxy.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { agentText, connectClient, initialize, acp, type TestClient } from "../helpers/acp-client.ts";
+import { makeSandbox, RUNTIMES, spawnAgent, type AgentProcess, type RuntimeName, type Sandbox } from "../helpers/agent-process.ts";
+import { rpcError } from "../helpers/expect-error.ts";
+import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
+import { startHttpMcpServer, type HttpMcpServer } from "../helpers/mcp-test-server.ts";
+import { startRecordingProxy, type RecordingProxy } from "../helpers/recording-proxy.ts";
+import { toolText } from "../helpers/scenario.ts";
+
+const { methods } = acp;
+const KEY = "sk-ant-proxy-test-key-5c2e91d0";
+const PROXY_PASSWORD = "proxy-pass-never-shown-7f3a";
+const MODEL_HOST = "model.invalid";
+const MCP_HOST = "mcp.invalid";
+
+let provider: FakeModelServer;
+let mcp: HttpMcpServer;
+let proxy: RecordingProxy;
+let refusing: RecordingProxy;
+let providerPort: string;
+let closedPort: number;
+
+beforeAll(async () => {
+  provider = await startFakeModelServer();
+  mcp = await startHttpMcpServer({});
+  providerPort = new URL(provider.url).port;
+  const mcpPort = new URL(mcp.url).port;
+  proxy = await startRecordingProxy({ hosts: { [MODEL_HOST]: `127.0.0.1:${providerPort}`, [MCP_HOST]: `127.0.0.1:${mcpPort}` } });
+  refusing = await startRecordingProxy({ hosts: {}, refuse: 403 });
+  // A port nothing listens on: a proxy that is not there.
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  closedPort = (probe.address() as { port: number }).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+});
+
+afterAll(async () => {
+  await Promise.all([provider.close(), mcp.close(), proxy.close(), refusing.close()]);
+});
+
+test("the names behind the proxy resolve nowhere else", async () => {
+  const direct = await fetch(`http://${MODEL_HOST}:${providerPort}/v1/messages`, { method: "POST", body: "{}" }).then(
+    () => "reached",
+    () => "unreachable",
+  );
+  expect(direct).toBe("unreachable");
+});
+
+interface Agent {
+  sandbox: Sandbox;
+  proc: AgentProcess;
+  client: TestClient;
+  sessionId: string;
+}
+
+const running: Agent[] = [];
+afterEach(() => {
+  for (const agent of running.splice(0)) {
+    agent.client.close();
+    agent.proc.child.kill("SIGKILL");
+    agent.sandbox.cleanup();
+  }
+});
+
+/** An agent on `runtime` using Anthropic at `baseUrl`, with `env` added; its session is open. */
+async function startAgent(
+  runtime: RuntimeName,
+  baseUrl: string,
+  env: Record<string, string>,
+  options: { maxRetries?: number; mcpServers?: acp.McpServer[]; dotenv?: string } = {},
+): Promise<Agent> {
+  const sandbox = makeSandbox();
+  writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ maxRetries: options.maxRetries ?? 0 }));
+  if (options.dotenv) sandbox.write("project/.env", options.dotenv);
+  const proc = spawnAgent(runtime, ["agent", "stdio", "--model", "anthropic/claude-sonnet-4-5", "--approval-mode", "yolo"], {
+    cwd: sandbox.project,
+    env: { ACP_EDGE_HOME: sandbox.home, ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: KEY, ...env },
+  });
+  const client = connectClient(proc);
+  const agent: Agent = { sandbox, proc, client, sessionId: "" };
+  running.push(agent);
+  await initialize(client);
+  ({ sessionId: agent.sessionId } = await client.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: options.mcpServers ?? [] }));
+  return agent;
+}
+
+function prompt(agent: Agent, text: string) {
+  return agent.client.agent.request(methods.agent.session.prompt, { sessionId: agent.sessionId, prompt: [{ type: "text", text }] });
+}
+
+/** What the proxies saw since `from` (an index into each one's log). */
+function since(log: RecordingProxy, from: number) {
+  return log.requests.slice(from);
+}
+
+for (const runtime of RUNTIMES) {
+  describe(`${runtime} behind a proxy`, () => {
+    // NODE_USE_ENV_PROXY=1: Node's own fetch reads the variables where it can (22.21+, 24.5+), undici's agent elsewhere.
+    test.each([
+      ["HTTP_PROXY", ""],
+      ["http_proxy", ""],
+      ["HTTP_PROXY", "NODE_USE_ENV_PROXY"],
+    ])("a whole prompt turn reaches the provider only through %s %s, with the proxy's credentials", async (variable, nodeSwitch) => {
+      const from = proxy.requests.length;
+      const proxyUrl = proxy.url.replace("http://", `http://agent:${PROXY_PASSWORD}@`);
+      const agent = await startAgent(runtime, `http://${MODEL_HOST}:${providerPort}`, { [variable]: proxyUrl, ...(nodeSwitch ? { [nodeSwitch]: "1" } : {}) });
+      provider.push({ text: "Hello through the proxy." });
+      const before = agent.client.updates(agent.sessionId).length;
+      const { stopReason } = await prompt(agent, "hi");
+      expect(stopReason).toBe("end_turn");
+      expect(agentText(agent.client.updates(agent.sessionId).slice(before))).toBe("Hello through the proxy.");
+      expect(provider.requests.at(-1)).toMatchObject({ path: "/v1/messages", headers: { "x-api-key": KEY } });
+      // Forwarded (Bun, Deno) or tunnelled (undici on Node): either way the proxy saw the provider's name.
+      const seen = since(proxy, from);
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.every((request) => request.target === `${MODEL_HOST}:${providerPort}` && request.status === 200)).toBe(true);
+      expect(seen[0]!.authorization).toBe(`Basic ${Buffer.from(`agent:${PROXY_PASSWORD}`).toString("base64")}`);
+      expect(agent.proc.stderr()).not.toContain(PROXY_PASSWORD);
+    });
+
+    test.each(["NO_PROXY", "no_proxy"])("a host listed in %s is reached directly; the same host unlisted goes to the proxy", async (variable) => {
+      const direct = `http://127.0.0.1:${providerPort}`;
+      const from = proxy.requests.length;
+      const bypassing = await startAgent(runtime, direct, { HTTP_PROXY: proxy.url, [variable]: `example.com,127.0.0.1` });
+      provider.push({ text: "Hello directly." });
+      expect(await prompt(bypassing, "hi")).toMatchObject({ stopReason: "end_turn" });
+      expect(since(proxy, from)).toEqual([]);
+
+      // Without the listing the proxy gets the request, and this proxy does not know 127.0.0.1.
+      const proxied = await startAgent(runtime, direct, { HTTP_PROXY: proxy.url, [variable]: "example.com" });
+      await rpcError(prompt(proxied, "hi"), -32603);
+      expect(since(proxy, from).map((request) => request.target)).toContain(`127.0.0.1:${providerPort}`);
+    });
+
+    test("a proxy that refuses the tunnel is named in the error, and the request is not retried", async () => {
+      const from = refusing.requests.length;
+      const agent = await startAgent(runtime, `https://${MODEL_HOST}:${providerPort}`, { HTTPS_PROXY: refusing.url }, { maxRetries: 2 });
+      const error = await rpcError(prompt(agent, "hi"), -32603);
+      expect(error.message).toContain(`anthropic: could not connect to https://${MODEL_HOST}:${providerPort}/v1 (the proxy refused the connection`);
+      expect(error.message).toContain(`HTTPS_PROXY is ${refusing.url}`);
+      expect(since(refusing, from)).toEqual([{ method: "CONNECT", target: `${MODEL_HOST}:${providerPort}`, status: 403 }]);
+    });
+
+    test("a proxy that is not there: the error says which proxy is set, without its password", async () => {
+      const agent = await startAgent(runtime, `https://${MODEL_HOST}:${providerPort}`, { https_proxy: `http://agent:${PROXY_PASSWORD}@127.0.0.1:${closedPort}` });
+      const error = await rpcError(prompt(agent, "hi"), -32603);
+      expect(error.message).toBe(`Model request failed: anthropic: could not connect to https://${MODEL_HOST}:${providerPort}/v1 (connection refused; https_proxy is http://127.0.0.1:${closedPort})`);
+      expect(JSON.stringify(agent.client.received) + agent.proc.stderr()).not.toContain(PROXY_PASSWORD);
+    });
+
+    test("an MCP server over Streamable HTTP is reached through the proxy", async () => {
+      const from = proxy.requests.length;
+      const agent = await startAgent(
+        runtime,
+        `http://${MODEL_HOST}:${providerPort}`,
+        { HTTP_PROXY: proxy.url },
+        { mcpServers: [{ type: "http", name: "web", url: `http://${MCP_HOST}:${new URL(mcp.url).port}/mcp`, headers: [] }] },
+      );
+      provider.push({ toolCalls: [{ id: "m1", name: "mcp__web__echo", input: { text: "via the proxy" } }] }, { text: "done" });
+      expect(await prompt(agent, "use the tool")).toMatchObject({ stopReason: "end_turn" });
+      expect(toolText(agent.client.updates(agent.sessionId), "m1")).toContain("via the proxy");
+      expect(since(proxy, from).map((request) => request.target)).toContain(`${MCP_HOST}:${new URL(mcp.url).port}`);
+    });
+
+    test("a project's .env cannot send the provider's traffic through a proxy", async () => {
+      const from = proxy.requests.length;
+      const agent = await startAgent(runtime, `http://127.0.0.1:${providerPort}`, {}, { dotenv: `HTTP_PROXY=${proxy.url}\nhttps_proxy=${proxy.url}\n` });
+      provider.push({ text: "Hello directly." });
+      expect(await prompt(agent, "hi")).toMatchObject({ stopReason: "end_turn" });
+      expect(since(proxy, from)).toEqual([]);
+    });
+  });
+}

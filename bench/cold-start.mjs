@@ -9,6 +9,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { benchEnv } from "./clean-env.mjs";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const bin = join(root, "node_modules", ".bin");
@@ -77,7 +78,7 @@ function rssMiB(pid) {
 function once(target) {
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
-    const child = spawn(target.command, target.args, { cwd: target.cwd, env: { ...process.env, ...caches, ACP_EDGE_HOME: home }, stdio: ["pipe", "pipe", "inherit"] });
+    const child = spawn(target.command, target.args, { cwd: target.cwd, env: benchEnv({ ...caches, ACP_EDGE_HOME: home }), stdio: ["pipe", "pipe", "inherit"] });
     let out = "";
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (chunk) => {

@@ -10,6 +10,7 @@ import { createServer } from "node:http";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { execFileSync } from "node:child_process";
+import { benchEnv } from "./clean-env.mjs";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const bin = join(root, "node_modules", ".bin");
@@ -98,7 +99,7 @@ const project = join(home, "project");
 mkdirSync(project);
 writeFileSync(join(project, "AGENTS.md"), "Answer briefly.\n");
 writeFileSync(join(home, "settings.json"), JSON.stringify({ maxRetries: 0 }));
-const env = { ...process.env, ACP_EDGE_HOME: home, ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: KEY, OPENAI_API_KEY: "" };
+const env = benchEnv({ ACP_EDGE_HOME: home, ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: KEY });
 const agentArgs = ["agent", "stdio", "--model", "anthropic/claude-sonnet-4-5"];
 const cli = join(root, "dist", "cli.js");
 const mod = join(root, "mod.ts");

@@ -170,13 +170,16 @@ for (const runtime of RUNTIMES) {
       expect(JSON.stringify(agent.client.received) + agent.proc.stderr()).not.toContain(PROXY_PASSWORD);
     });
 
-    test("an MCP server over Streamable HTTP is reached through the proxy", async () => {
+    test.each([
+      ["Streamable HTTP", "http", "/mcp"],
+      ["HTTP+SSE", "sse", "/sse"],
+    ] as const)("an MCP server over %s is reached through the proxy", async (_name, type, path) => {
       const from = proxy.requests.length;
       const agent = await startAgent(
         runtime,
         `http://${MODEL_HOST}:${providerPort}`,
         { HTTP_PROXY: proxy.url },
-        { mcpServers: [{ type: "http", name: "web", url: `http://${MCP_HOST}:${new URL(mcp.url).port}/mcp`, headers: [] }] },
+        { mcpServers: [{ type, name: "web", url: `http://${MCP_HOST}:${new URL(mcp.url).port}${path}`, headers: [] }] },
       );
       provider.push({ toolCalls: [{ id: "m1", name: "mcp__web__echo", input: { text: "via the proxy" } }] }, { text: "done" });
       expect(await prompt(agent, "use the tool")).toMatchObject({ stopReason: "end_turn" });

@@ -9,7 +9,7 @@
 
 /** A failure to reach the server (or its proxy), named for a user. */
 export interface NetworkFailure {
-  /** Short words for the message: "connection refused", "the proxy refused the connection (HTTP 403)". */
+  /** Short words for the message: "connection refused", "the proxy refused the connection with HTTP 403". */
   text: string;
   /** Whether trying again later can succeed (a refused or dropped connection), or not (no such host, a refusing proxy, TLS). */
   transient: boolean;
@@ -36,7 +36,7 @@ function classify(record: Record<string, unknown>): NetworkFailure | undefined {
   const tunnel = /Proxy response \((\d{3})\)|Proxy refused to open a tunnel:?\s*(\d{3})?|unsuccessful tunnel/i.exec(text);
   if (tunnel || code === "ERR_PROXY_TUNNEL") {
     const status = tunnel?.[1] ?? tunnel?.[2];
-    return { text: `the proxy refused the connection${status ? ` (HTTP ${status})` : ""}`, transient: false };
+    return { text: `the proxy refused the connection${status ? ` with HTTP ${status}` : ""}`, transient: false };
   }
   if (/ECONNREFUSED|ConnectionRefused/i.test(code) || /connection refused/i.test(text)) return { text: "connection refused", transient: true };
   if (code === "EAI_AGAIN") return { text: "host not found (the name lookup failed for now)", transient: true };

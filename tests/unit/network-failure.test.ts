@@ -13,8 +13,8 @@ const wrapped = (cause: unknown) => Object.assign(new Error(`Cannot connect to A
 
 describe("networkFailure", () => {
   test.each([
-    ["a refusing proxy, undici", fetchFailed(new Error("Request was cancelled.", { cause: coded("Proxy response (403) !== 200 when HTTP Tunneling", "UND_ERR_ABORTED") })), "the proxy refused the connection (HTTP 403)", false],
-    ["a refusing proxy, Bun", coded("Proxy refused to open a tunnel: 407 Proxy Authentication Required", "ERR_PROXY_TUNNEL"), "the proxy refused the connection (HTTP 407)", false],
+    ["a refusing proxy, undici", fetchFailed(new Error("Request was cancelled.", { cause: coded("Proxy response (403) !== 200 when HTTP Tunneling", "UND_ERR_ABORTED") })), "the proxy refused the connection with HTTP 403", false],
+    ["a refusing proxy, Bun", coded("Proxy refused to open a tunnel: 407 Proxy Authentication Required", "ERR_PROXY_TUNNEL"), "the proxy refused the connection with HTTP 407", false],
     ["a refusing proxy, Deno", fetchFailed(new Error("error sending request for url (https://h/): client error (Connect): unsuccessful tunnel")), "the proxy refused the connection", false],
     ["a refused connection, Node", fetchFailed(coded("connect ECONNREFUSED 127.0.0.1:9", "ECONNREFUSED")), "connection refused", true],
     ["a refused connection, Bun", Object.assign(new TypeError("ECONNREFUSED: Unable to connect. Is the computer able to access the url?"), { code: "ECONNREFUSED" }), "connection refused", true],

@@ -6,15 +6,13 @@
  * error names one.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { join } from "node:path";
-import { agentText, connectClient, initialize, acp, type TestClient } from "../helpers/acp-client.ts";
-import { makeSandbox, RUNTIMES, spawnAgent, type AgentProcess, type RuntimeName, type Sandbox } from "../helpers/agent-process.ts";
+import { agentText } from "../helpers/acp-client.ts";
+import { RUNTIMES, type RuntimeName } from "../helpers/agent-process.ts";
+import { startAnthropicAgent, stopAnthropicAgents } from "../helpers/anthropic-agent.ts";
 import { rpcError, waitFor } from "../helpers/expect-error.ts";
 
-const { methods } = acp;
 const KEY = "sk-ant-network-test-key-9b1d44e2";
 
 /** An Anthropic stream that sends its first words and holds the connection until `cut()` drops it. */
@@ -62,55 +60,27 @@ afterAll(() => {
   dropping.server.close();
 });
 
-interface Agent {
-  sandbox: Sandbox;
-  proc: AgentProcess;
-  client: TestClient;
-  sessionId: string;
-}
+afterEach(stopAnthropicAgents);
 
-const running: Agent[] = [];
-afterEach(() => {
-  for (const agent of running.splice(0)) {
-    agent.client.close();
-    agent.proc.child.kill("SIGKILL");
-    agent.sandbox.cleanup();
-  }
-});
-
-async function startAgent(runtime: RuntimeName, baseUrl: string): Promise<Agent> {
-  const sandbox = makeSandbox();
-  writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ maxRetries: 0 }));
-  const proc = spawnAgent(runtime, ["agent", "stdio", "--model", "anthropic/claude-sonnet-4-5"], {
-    env: { ACP_EDGE_HOME: sandbox.home, ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: KEY },
-  });
-  const client = connectClient(proc);
-  const agent: Agent = { sandbox, proc, client, sessionId: "" };
-  running.push(agent);
-  await initialize(client);
-  ({ sessionId: agent.sessionId } = await client.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] }));
-  return agent;
-}
-
-const prompt = (agent: Agent) => agent.client.agent.request(methods.agent.session.prompt, { sessionId: agent.sessionId, prompt: [{ type: "text", text: "hi" }] });
+const startAgent = (runtime: RuntimeName, baseUrl: string) => startAnthropicAgent(runtime, baseUrl, { key: KEY });
 
 for (const runtime of RUNTIMES) {
   describe(`${runtime}: model requests that fail on the network`, () => {
     test("an endpoint nothing listens on: a refused connection, naming the URL", async () => {
       const agent = await startAgent(runtime, `http://127.0.0.1:${closedPort}`);
-      const error = await rpcError(prompt(agent), -32603);
+      const error = await rpcError(agent.prompt("hi"), -32603);
       expect(error.message).toBe(`Model request failed: anthropic: could not connect to http://127.0.0.1:${closedPort}/v1 (connection refused)`);
     });
 
     test("a host name that does not resolve: host not found", async () => {
       const agent = await startAgent(runtime, "http://provider.invalid");
-      const error = await rpcError(prompt(agent), -32603);
+      const error = await rpcError(agent.prompt("hi"), -32603);
       expect(error.message).toBe("Model request failed: anthropic: could not connect to http://provider.invalid/v1 (host not found)");
     });
 
     test("a connection dropped mid-answer: a broken stream, after the words that arrived", async () => {
       const agent = await startAgent(runtime, droppingUrl);
-      const answer = rpcError(prompt(agent), -32603);
+      const answer = rpcError(agent.prompt("hi"), -32603);
       // The connection goes once the editor has the words, so they cannot be lost in the same packet as the cut.
       await waitFor(() => agentText(agent.client.updates(agent.sessionId)) === "Hello before the cut", 20_000, "the first words");
       dropping.cut();

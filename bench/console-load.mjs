@@ -8,13 +8,14 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
+import { benchEnv } from "./clean-env.mjs";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const runs = Number(process.argv[2] ?? 10);
 const work = mkdtempSync(join(tmpdir(), "acp-edge-console-bench-"));
 const token = "bench-token-0123456789abcdef";
 const server = spawn(process.execPath, [join(root, "dist", "cli.js"), "agent", "serve", "--port", "0", "--model", "faux/script"], {
-  env: { ...process.env, ACP_EDGE_HOME: join(work, "home"), ACP_EDGE_TOKEN: token },
+  env: benchEnv({ ACP_EDGE_HOME: join(work, "home"), ACP_EDGE_TOKEN: token }),
   stdio: ["ignore", "ignore", "pipe"],
 });
 let stderr = "";

@@ -3,14 +3,17 @@
 // how much time the agent adds per streamed update — against a fake Anthropic endpoint on 127.0.0.1
 // that answers at once, and against a bare client reading that same endpoint directly.
 // Agents are spawned interleaved (A, B, C, A, B, C, ...); the table shows medians of one run.
-// Usage: npm run bench:turn  (or `node bench/first-answer.mjs [--quick] [--runs N] [--deno]` after `npm run build`)
+// Usage: npm run bench:turn  (or `node bench/first-answer.mjs [--quick] [--runs N] [--deno] [--against DIR]` after `npm run build`)
+// --against DIR adds Node running DIR/dist/cli.js (another checkout's build), interleaved with this one's.
 import { spawn } from "node:child_process";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { execFileSync } from "node:child_process";
+import { benchEnv } from "./clean-env.mjs";
 
+const loadAtStart = loadavg()[0];
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const bin = join(root, "node_modules", ".bin");
 const flags = process.argv.slice(2);
@@ -98,7 +101,7 @@ const project = join(home, "project");
 mkdirSync(project);
 writeFileSync(join(project, "AGENTS.md"), "Answer briefly.\n");
 writeFileSync(join(home, "settings.json"), JSON.stringify({ maxRetries: 0 }));
-const env = { ...process.env, ACP_EDGE_HOME: home, ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: KEY, OPENAI_API_KEY: "" };
+const env = benchEnv({ ACP_EDGE_HOME: home, ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: KEY });
 const agentArgs = ["agent", "stdio", "--model", "anthropic/claude-sonnet-4-5"];
 const cli = join(root, "dist", "cli.js");
 const mod = join(root, "mod.ts");
@@ -107,6 +110,7 @@ const targets = [
   { name: "bun dist/cli.js", command: join(bin, "bun"), args: [cli, ...agentArgs] },
   { name: "bun mod.ts", command: join(bin, "bun"), args: [mod, ...agentArgs] },
   ...(flags.includes("--deno") ? [{ name: "deno mod.ts", command: join(bin, "deno"), args: ["run", "-A", "--quiet", mod, ...agentArgs] }] : []),
+  ...(flags.includes("--against") ? [{ name: "node other build", command: process.execPath, args: [join(resolve(flags[flags.indexOf("--against") + 1]), "dist", "cli.js"), ...agentArgs] }] : []),
 ];
 
 /** A minimal NDJSON client: requests by id, and a hook on each `session/update` line. */
@@ -269,7 +273,7 @@ const version = (command, args) => {
     return "?";
   }
 };
-console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}; node ${process.version}, bun ${version(join(bin, "bun"), ["--version"])}`);
+console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}; node ${process.version}, bun ${version(join(bin, "bun"), ["--version"])}; load (1-min average) ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`);
 console.log(`${runs} spawns per agent and mode, ${turnsPerSpawn} short + ${turnsPerSpawn} long turns per spawn; medians in ms; first prompt "after idle" is sent ${IDLE_MS} ms after session/new`);
 const names = [...targets.map((t) => t.name), BARE, SDK];
 const cell = (v) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 2 : 1) : "–").padStart(22);

@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { benchEnv } from "./clean-env.mjs";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const bin = join(root, "node_modules", ".bin");
@@ -72,7 +73,7 @@ async function measure(name, plant) {
   mkdirSync(home);
   mkdirSync(project);
   plant(project);
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, ACP_EDGE_HOME: home, NO_COLOR: "1" };
+  const env = benchEnv({ HOME: dir, ACP_EDGE_HOME: home, NO_COLOR: "1" });
   const child = spawn(command[0], [...command[1], "agent", "stdio", "--model", "faux/echo", "--no-session"], { cwd: project, env, stdio: ["pipe", "pipe", "ignore"] });
   const pending = new Map();
   let buffer = "";

@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startFakeModelServer } from "../tests/helpers/fake-model-server.ts";
+import { benchEnv } from "./clean-env.mjs";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const bin = join(root, "node_modules", ".bin");
@@ -148,7 +149,7 @@ function startAgent(contender) {
   const started = performance.now();
   const child = spawn(contender.command, contender.args, {
     cwd: project,
-    env: { ...process.env, ...contender.env },
+    env: benchEnv(contender.env),
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,
   });

@@ -16,6 +16,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import WebSocket from "ws";
+import { benchEnv } from "./clean-env.mjs";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const bin = join(root, "node_modules", ".bin");
@@ -44,7 +45,7 @@ async function startServer(runtime, args = []) {
   const [command, prefix] = commands[runtime];
   // A minimal environment: nothing of this shell reaches the measured process.
   const child = spawn(command, [...prefix, "agent", "serve", "--port", "0", "--model", "faux/echo", ...args], {
-    env: { PATH: process.env.PATH, HOME: work, ACP_EDGE_HOME: home, ACP_EDGE_TOKEN: token },
+    env: benchEnv({ HOME: work, ACP_EDGE_HOME: home, ACP_EDGE_TOKEN: token }),
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";

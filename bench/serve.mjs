@@ -20,6 +20,7 @@ import { join, resolve } from "node:path";
 import { execFileSync } from "node:child_process";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import WebSocket from "ws";
+import { benchEnv } from "./clean-env.mjs";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const bin = join(root, "node_modules", ".bin");
@@ -82,7 +83,7 @@ function start(server, home) {
     // taskset execs the server, so the child's pid is the server's (for its RSS and CPU time).
     const [command, ...prefix] = pinned ? ["taskset", "-c", "0", server.command] : [server.command];
     const child = spawn(command, [...prefix, ...server.args, "agent", "serve", "--port", "0"], {
-      env: { ...process.env, ACP_EDGE_HOME: home, ACP_EDGE_TOKEN: token, BENCH_MODEL_KEY: "bench-key-not-secret" },
+      env: benchEnv({ ACP_EDGE_HOME: home, ACP_EDGE_TOKEN: token, BENCH_MODEL_KEY: "bench-key-not-secret" }),
       stdio: ["ignore", "ignore", "pipe"],
     });
     let err = "";

@@ -14,6 +14,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync, utimesSync, writeFileSync, copyFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { benchEnv } from "./clean-env.mjs";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const bin = join(root, "node_modules", ".bin");
@@ -171,7 +172,7 @@ const runtimes = {
 /** Starts the agent on `runtime` with `sessionDir` and answers `initialize`; returns a request function. */
 async function startAgent(runtime, sessionDir) {
   const { command, args } = runtimes[runtime](["agent", "stdio", "--session-dir", sessionDir]);
-  const child = spawn(command, args, { env: { ...process.env, ACP_EDGE_HOME: join(home, "home") }, stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(command, args, { env: benchEnv({ ACP_EDGE_HOME: join(home, "home") }), stdio: ["pipe", "pipe", "inherit"] });
   const waiting = new Map();
   let buffer = "";
   child.stdout.setEncoding("utf8");

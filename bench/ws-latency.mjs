@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import WebSocket from "ws";
+import { benchEnv } from "./clean-env.mjs";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const bin = join(root, "node_modules", ".bin");
@@ -23,7 +24,7 @@ const servers = [
 function start(server, home) {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(server.command, [...server.args, "agent", "serve", "--port", "0", "--model", "faux/echo", "--no-session"], {
-      env: { ...process.env, ACP_EDGE_HOME: home, ACP_EDGE_TOKEN: token },
+      env: benchEnv({ ACP_EDGE_HOME: home, ACP_EDGE_TOKEN: token }),
       stdio: ["ignore", "ignore", "pipe"],
     });
     let err = "";

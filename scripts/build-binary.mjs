@@ -6,15 +6,26 @@
 // Usage: node scripts/build-binary.mjs   (this machine's binary; scripts/release-archives.mjs imports
 // the same steps to build every platform's)
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const source = join(root, "dist", "cli.js");
+
+/** Imports a TypeScript module of src/ (Node runs this script, and Node 20 cannot load .ts itself). */
+async function importSource(path) {
+  const { outputFiles } = await build({ entryPoints: [path], bundle: true, write: false, platform: "node", format: "esm", logLevel: "error" });
+  return import(`data:text/javascript;base64,${Buffer.from(outputFiles[0].contents).toString("base64")}`);
+}
+
 // The same scale the entry point sets on Bun, applied by the executable before any of its code runs.
-const startJitPolicy = Number(/START_JIT_POLICY = (\d+)/.exec(readFileSync(join(root, "src", "runtime", "jit-policy.ts"), "utf8"))?.[1] ?? 1);
+const { START_JIT_POLICY: startJitPolicy } = await importSource(join(root, "src", "runtime", "jit-policy.ts"));
+if (!Number.isInteger(startJitPolicy) || startJitPolicy < 1) {
+  throw new Error(`build-binary: START_JIT_POLICY of src/runtime/jit-policy.ts is ${startJitPolicy}, not a positive whole number`);
+}
 const bun = existsSync(join(root, "node_modules", ".bin", "bun")) ? join(root, "node_modules", ".bin", "bun") : "bun";
 
 function run(command, args, options = {}) {

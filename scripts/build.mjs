@@ -32,7 +32,8 @@ if (single) {
     splitting: true,
     sourcemap: true,
     outdir: join(root, "dist"),
-    external: ["@modelcontextprotocol/sdk", "ws", "hono", "@hono/node-server"],
+    // Dependencies the package installs anyway; undici is only loaded on Node when a proxy is set.
+    external: ["@modelcontextprotocol/sdk", "ws", "hono", "@hono/node-server", "undici"],
   });
   chmodSync(join(root, "dist", "cli.js"), 0o755);
 }

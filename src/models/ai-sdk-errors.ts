@@ -4,7 +4,9 @@
  * words. Never request headers, never the key.
  * @module
  */
+import { proxyNote } from "../runtime/proxy-env.ts";
 import { MIN_SECRET_LENGTH, REDACTED, redact, registerSecret } from "../runtime/secrets.ts";
+import { networkFailure } from "./network-failure.ts";
 import { ModelError, type ProviderEndpoint } from "./types.ts";
 
 const MAX_DETAIL = 300;
@@ -41,8 +43,10 @@ export function toModelError(error: unknown, endpoint: ProviderEndpoint): ModelE
     message = `HTTP ${status}${detail ? ` — ${detail}` : ""}`;
   } else {
     const network = networkProblem(error);
+    // Behind a proxy, whether the endpoint or the proxy failed is not always told apart: say which proxy is set.
+    const proxy = network && endpoint.baseUrl ? proxyNote(endpoint.baseUrl) : undefined;
     message = network
-      ? `could not connect to ${displayUrl(endpoint)} (${network})`
+      ? `could not connect to ${displayUrl(endpoint)} (${network}${proxy ? `; ${proxy}` : ""})`
       : (providerMessage(error) ?? "the model call failed");
   }
   return new ModelError(scrub(`${endpoint.provider}: ${message}`, endpoint), status && status >= 300 ? status : undefined);
@@ -85,26 +89,10 @@ function messageFromBody(body: string): string | undefined {
   return undefined;
 }
 
-/** Names a connection failure from the error codes Node (undici), Bun and Deno use. */
+/** The connection failure under `error`, from its chain or the provider package's "Cannot connect to API" wrapper. */
 function networkProblem(error: unknown): string | undefined {
-  const seen = new Set<unknown>();
-  let current: unknown = error;
-  while (current && typeof current === "object" && !seen.has(current)) {
-    seen.add(current);
-    const record = current as Record<string, unknown>;
-    const code = typeof record.code === "string" ? record.code : "";
-    const text = typeof record.message === "string" ? record.message : "";
-    if (/ECONNREFUSED|ConnectionRefused/i.test(code) || /connection refused/i.test(text)) return "connection refused";
-    if (/ENOTFOUND|EAI_AGAIN/.test(code) || /dns error|failed to lookup|getaddrinfo/i.test(text)) return "host not found";
-    if (/ETIMEDOUT|CONNECT_TIMEOUT|Timeout/i.test(code)) return "connection timed out";
-    if (/ECONNRESET|ConnectionClosed|UND_ERR_SOCKET|EPIPE/i.test(code) || /connection reset/i.test(text)) {
-      return "connection reset";
-    }
-    if (/CERT|TLS|SSL/i.test(code)) return `TLS error: ${code}`;
-    if (/FailedToOpenSocket/.test(code)) return "could not open a socket";
-    if (/bad port|port \d+ (?:is|are) blocked/i.test(text)) return "fetch refuses this port";
-    current = record.cause;
-  }
+  const failure = networkFailure(error);
+  if (failure) return failure.text;
   const record = asRecord(error);
   if (typeof record?.message === "string" && /^Cannot connect to API/.test(record.message)) {
     return clip(record.message.replace(/^Cannot connect to API:\s*/, "")) || "network error";

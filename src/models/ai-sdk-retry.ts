@@ -7,6 +7,7 @@
  * @module
  */
 import { abortReason } from "../runtime/abort-reason.ts";
+import { networkFailure } from "./network-failure.ts";
 
 const INITIAL_DELAY_MS = 2000;
 const BACKOFF_FACTOR = 2;
@@ -26,9 +27,14 @@ export async function withRetries<T>(attempt: () => Promise<T>, maxRetries: numb
   }
 }
 
-/** The provider packages' `APICallError` says whether a retry can help. */
+/**
+ * The provider packages' `APICallError` says whether a retry can help. For a failure to connect
+ * they say yes to whatever their runtime's `fetch` calls "fetch failed", which differs between
+ * runtimes; a failure no retry can mend (no such host, a proxy that refuses) is never retried.
+ */
 function isRetryable(error: unknown): boolean {
-  return error instanceof Error && error.name !== "AbortError" && (error as { isRetryable?: unknown }).isRetryable === true;
+  if (!(error instanceof Error) || error.name === "AbortError" || (error as { isRetryable?: unknown }).isRetryable !== true) return false;
+  return networkFailure(error)?.transient ?? true;
 }
 
 /** The wait a server asked for, when it is sensible; else the backoff. */

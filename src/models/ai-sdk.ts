@@ -8,7 +8,7 @@
  */
 import { abortReason } from "../runtime/abort-reason.ts";
 import { log } from "../runtime/log.ts";
-import { modelFetch } from "../runtime/model-fetch.ts";
+import { platformFetch } from "../runtime/platform-fetch.ts";
 import { toModelError } from "./ai-sdk-errors.ts";
 import { contentEvent, finishCause, toUsage } from "./ai-sdk-events.ts";
 import { toPrompt } from "./ai-sdk-messages.ts";
@@ -40,7 +40,7 @@ const OPENAI_URL = "https://api.openai.com/v1";
  */
 async function languageModel(info: ModelInfo, endpoint: ProviderEndpoint, fetch?: typeof globalThis.fetch): Promise<LanguageModel> {
   const { baseUrl, apiKey, headers } = endpoint;
-  fetch ??= await modelFetch();
+  fetch ??= await platformFetch();
   switch (endpoint.api) {
     case "anthropic": {
       const { createAnthropic } = await import("@ai-sdk/anthropic");

@@ -1,45 +1,35 @@
 /**
- * The `fetch` model requests go through, and getting it ready while idle.
- *
- * On Node that is `nodeFetch` (node-fetch.ts), not undici. A turn's first
- * model request should not pay for loading it either: on Node the first
- * request through `node:http` sets up its client, and the provider packages
- * build a `Headers`, which loads undici's code; Deno loads its fetch code on
- * the first call. Idle warm-up covers both: one request to a throwaway
- * server on the loopback interface (Node; it listens on an ephemeral port
- * for the few milliseconds of the request and answers anything with an
- * empty reply), fetching a `data:` URL elsewhere.
+ * Getting the runtime's `fetch` ready while idle, so a turn's first model
+ * request does not pay for loading it. Node loads undici's `fetch` on the
+ * first call and its HTTP/1 client (the llhttp parser, connection pool,
+ * streaming body) on the first real connection; Deno loads its fetch code on
+ * the first call. Fetching a `data:` URL covers the first; on Node one
+ * request to a throwaway server on the loopback interface covers the second
+ * (it listens on an ephemeral port for the few milliseconds of the request
+ * and answers anything with an empty reply). When a proxy is set that
+ * request is not made: the proxy would receive it, and cannot reach our
+ * loopback. Loading the proxy-aware `fetch` is then the warm-up.
  * @module
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { runtimeName } from "./detect.ts";
-
-type Fetch = typeof globalThis.fetch;
-
-/** The `fetch` for model requests on this runtime; `undefined` means the global one. */
-export async function modelFetch(): Promise<Fetch | undefined> {
-  if (runtimeName !== "node") return undefined;
-  return (await import("./node-fetch.ts")).nodeFetch as Fetch;
-}
+import { platformFetch } from "./platform-fetch.ts";
+import { proxyConfigured } from "./proxy-env.ts";
 
 let warmed: Promise<void> | undefined;
 
-/** Loads the model requests' `fetch` machinery once; never rejects, never leaves the machine. */
+/** Loads the outbound `fetch` machinery once; never rejects, never leaves the machine. */
 export function warmUpFetch(): Promise<void> {
   warmed ??= (async () => {
-    const fetch = await modelFetch();
-    if (!fetch) {
-      await (await globalThis.fetch("data:text/plain,")).arrayBuffer();
-      return;
-    }
-    void new Headers();
-    await loopbackRequest(fetch);
+    await platformFetch();
+    await (await fetch("data:text/plain,")).arrayBuffer();
+    if (runtimeName === "node" && !proxyConfigured()) await loopbackRequest();
   })().catch(() => undefined);
   return warmed;
 }
 
-async function loopbackRequest(fetch: Fetch): Promise<void> {
+async function loopbackRequest(): Promise<void> {
   const server = createServer((request, response) => {
     request.resume();
     request.on("end", () => {

@@ -1,6 +1,8 @@
 /**
  * Spawning the acp-edge CLI under each runtime, the way an editor does:
  * node runs the built `dist/cli.js`, bun and deno run `mod.ts` from source.
+ * `ACP_EDGE_TEST_NODE=/path/to/node` runs the node runtime on that Node
+ * (another release line than the one on PATH).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
@@ -20,6 +22,9 @@ export const RUNTIMES: RuntimeName[] = (process.env.ACP_EDGE_TEST_RUNTIMES?.spli
   "deno",
 ];
 
+/** The Node the node runtime runs on: ACP_EDGE_TEST_NODE when set, else this process's when it is Node, else `node` from PATH. */
+export const NODE = process.env.ACP_EDGE_TEST_NODE || (process.execPath.endsWith("node") ? process.execPath : "node");
+
 /** A command that starts the agent some other way (an installed package, a release artifact); CLI arguments follow `args`. */
 export interface Launcher {
   command: string;
@@ -32,7 +37,7 @@ export function agentCommand(runtime: RuntimeName | Launcher, args: string[]): {
   if (typeof runtime !== "string") return { command: runtime.command, args: [...runtime.args, ...args] };
   switch (runtime) {
     case "node":
-      return { command: process.execPath.endsWith("node") ? process.execPath : "node", args: [join(ROOT, "dist", "cli.js"), ...args] };
+      return { command: NODE, args: [join(ROOT, "dist", "cli.js"), ...args] };
     case "bun":
       return { command: join(BIN, "bun"), args: [join(ROOT, "mod.ts"), ...args] };
     case "deno":
@@ -63,12 +68,16 @@ function denoCacheDirectory(): string {
   return join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "deno");
 }
 
-/** Environment for a child: no real credentials from the developer's shell leak in, and no home of theirs. */
+/**
+ * Environment for a child: no real credentials from the developer's shell leak in, no home of theirs,
+ * and no proxy settings of theirs (the fake servers are on the loopback; proxy tests set their own).
+ */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined) continue;
     if (/^(ANTHROPIC|OPENAI|ACP_EDGE)_/.test(key) || key === "CLAUDE_CONFIG_DIR") continue;
+    if (/^(https?|no|all)_proxy$/i.test(key) || key === "NODE_USE_ENV_PROXY") continue;
     env[key] = value;
   }
   env.NO_COLOR = "1";

@@ -12,6 +12,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { log } from "../../runtime/log.ts";
+import { platformFetch } from "../../runtime/platform-fetch.ts";
 import { redact, redactSecrets } from "../../runtime/secrets.ts";
 import { ToolError } from "../types.ts";
 import { isStdioServer, type McpServerConfig } from "./config.ts";
@@ -227,9 +228,10 @@ export class McpConnection {
 
   /** Starts the server, initializes and lists its tools, all within the startup timeout. */
   private async open(): Promise<Session> {
-    const sdk = (this.sdk ??= await loadMcpSdk());
+    const [sdk, fetch] = await Promise.all([this.sdk ?? loadMcpSdk(), isStdioServer(this.options.config) ? undefined : platformFetch()]);
+    this.sdk = sdk;
     if (this.closed) throw new Error("shut down");
-    const { transport, process: child } = createTransport(sdk, this.options.config, this.options.cwd);
+    const { transport, process: child } = createTransport(sdk, this.options.config, this.options.cwd, fetch);
     const session: Session = { transport, ...(child ? { process: child } : {}), client: undefined as unknown as Client };
     const client = new sdk.Client(
       { name: "acp-edge", version: this.options.clientVersion },

@@ -30,8 +30,16 @@ export function serverEnvironment(config: { env?: Array<{ name: string; value: s
   return env;
 }
 
-/** A new, unstarted transport; throws for an unusable configuration (bad URL, unknown type). */
-export function createTransport(sdk: Sdk, config: McpServerConfig, cwd: string): { transport: Transport; process?: ProcessTransport } {
+/**
+ * A new, unstarted transport; throws for an unusable configuration (bad URL, unknown type).
+ * `fetch` is what HTTP transports send with (runtime/platform-fetch.ts); `undefined` means the global one.
+ */
+export function createTransport(
+  sdk: Sdk,
+  config: McpServerConfig,
+  cwd: string,
+  fetch?: typeof globalThis.fetch,
+): { transport: Transport; process?: ProcessTransport } {
   if (isStdioServer(config)) {
     const env = serverEnvironment(config);
     const child = new sdk.ProcessTransport({ server: config.name, command: config.command, args: config.args ?? [], cwd, env });
@@ -47,6 +55,6 @@ export function createTransport(sdk: Sdk, config: McpServerConfig, cwd: string):
   }
   const headers: Record<string, string> = {};
   for (const header of config.headers ?? []) headers[header.name] = header.value;
-  const requestInit = { headers };
-  return { transport: type === "http" ? new sdk.StreamableHTTPClientTransport(url, { requestInit }) : new sdk.SSEClientTransport(url, { requestInit }) };
+  const options = { requestInit: { headers }, ...(fetch ? { fetch } : {}) };
+  return { transport: type === "http" ? new sdk.StreamableHTTPClientTransport(url, options) : new sdk.SSEClientTransport(url, options) };
 }

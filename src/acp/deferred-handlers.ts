@@ -17,7 +17,7 @@ export const DEFERRED_REQUESTS: readonly { method: string; params?: "own" }[] = 
   { method: methods.agent.session.new },
   { method: methods.agent.session.close },
   { method: methods.agent.session.delete },
-  { method: methods.agent.session.list },
+  { method: methods.agent.session.list, params: "own" },
   { method: methods.agent.session.load },
   { method: methods.agent.session.resume },
   { method: "session/fork", params: "own" },
@@ -26,6 +26,11 @@ export const DEFERRED_REQUESTS: readonly { method: string; params?: "own" }[] = 
   { method: methods.agent.session.setConfigOption },
   // The steering extension (handlers/steering.ts); the SDK has no schema for it.
   { method: "_session/steering", params: "own" },
+  { method: "session/set_model", params: "own" },
+  { method: "session/set_title", params: "own" },
+  { method: "session/archive", params: "own" },
+  { method: "session/unarchive", params: "own" },
+  { method: "session/status", params: "own" },
 ];
 
 /** Notifications whose handlers load on demand. */

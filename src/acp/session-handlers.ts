@@ -8,10 +8,12 @@ import type { AgentServices } from "../sessions/services.ts";
 import type { ConnectionState } from "./connection-state.ts";
 import { registerAuth } from "./handlers/auth.ts";
 import { registerPrompt } from "./handlers/prompt.ts";
+import { registerSessionArchive } from "./handlers/session-archive.ts";
 import { registerSessionConfig } from "./handlers/session-config.ts";
 import { registerSessionLifecycle } from "./handlers/session-lifecycle.ts";
 import { registerStoredSessions } from "./handlers/session-stored.ts";
 import { registerSteering } from "./handlers/steering.ts";
+import { registerSessionTitle } from "./handlers/session-title.ts";
 import type { HandlerApp } from "./protocol-handlers.ts";
 
 /** Registers `authenticate`, `logout`, every `session/*` method and `_session/steering` on `app`. */
@@ -22,4 +24,6 @@ export function registerSessionHandlers(app: HandlerApp, services: AgentServices
   registerPrompt(app, services, state);
   registerSteering(app, services, state);
   registerSessionConfig(app, services, state);
+  registerSessionTitle(app, services, state);
+  registerSessionArchive(app, services, state);
 }

@@ -39,6 +39,8 @@ export interface TurnOptions {
   workspace?: Workspace;
   /** Awaited while the turn still counts as running, after its last event (e.g. what was recorded is made durable). */
   settle?: () => Promise<void>;
+  /** Told the tokens of each model call of the turn (a prompt's answer sums them). */
+  onUsage?: (usage: Usage) => void;
 }
 
 export interface SessionTotals extends Usage {
@@ -115,7 +117,10 @@ export class AgentSession {
         signal: controller.signal,
         emit,
         ...(options.authorize ? { authorize: options.authorize } : {}),
-        recordUsage: (usage) => this.#record(usage),
+        recordUsage: (usage) => {
+          options.onUsage?.(usage);
+          return this.#record(usage);
+        },
         ...(this.compaction ? { compaction: this.compaction } : {}),
         steering: this.#steering,
       },

@@ -12,8 +12,8 @@ import { registerSessionArchive } from "./handlers/session-archive.ts";
 import { registerSessionConfig } from "./handlers/session-config.ts";
 import { registerSessionLifecycle } from "./handlers/session-lifecycle.ts";
 import { registerStoredSessions } from "./handlers/session-stored.ts";
+import { registerSessionTitle } from "./handlers/session-rename.ts";
 import { registerSteering } from "./handlers/steering.ts";
-import { registerSessionTitle } from "./handlers/session-title.ts";
 import type { HandlerApp } from "./protocol-handlers.ts";
 
 /** Registers `authenticate`, `logout`, every `session/*` method and `_session/steering` on `app`. */

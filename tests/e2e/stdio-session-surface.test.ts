@@ -12,6 +12,8 @@ import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts
 import { rpcError, waitFor } from "../helpers/expect-error.ts";
 import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
 import { startAgent, type RunningAgent } from "../helpers/session-agent.ts";
+import { Prng } from "../fuzz/transport-prng.ts";
+import { randomString } from "../fuzz/transport-json-values.ts";
 
 const { methods } = acp;
 const KEY = "sk-test-surface-0b7e51";
@@ -248,4 +250,55 @@ describe.each(RUNTIMES)("the session surface on %s", (runtime) => {
       await agent.stop();
     }
   }, 60_000);
+
+  test("a seeded run of hostile params for the new methods: each answered once with a result or -32602/-32002, titles stored clean, the agent still works", async () => {
+    const agent = await start();
+    try {
+      const { sessionId } = await agent.newSession();
+      const rng = new Prng(Number(process.env.FUZZ_SEED ?? 20261202));
+      const value = (): unknown =>
+        rng.pick<() => unknown>([
+          () => randomString(rng, rng.range(0, 300)),
+          () => "x".repeat(rng.range(1, 80_000)),
+          () => rng.range(-5, 5),
+          () => null,
+          () => rng.chance(0.5),
+          () => [randomString(rng, 3)],
+          () => ({ nested: randomString(rng, 5) }),
+          () => `sess_${randomString(rng, 8)}`,
+          () => sessionId,
+        ])();
+      const names = ["session/set_title", "session/archive", "session/unarchive", "session/status", "session/set_model", "session/list"];
+      const fields = ["sessionId", "title", "modelId", "archived", "cwd", "cursor", "_meta", "extra"];
+      for (let i = 0; i < 300; i++) {
+        const method = rng.pick(names);
+        const params: Record<string, unknown> = { sessionId: rng.chance(0.7) ? sessionId : value() };
+        if (method === "session/set_title") params.title = rng.chance(0.6) ? randomString(rng, rng.range(0, 400)) : value();
+        if (method === "session/set_model") params.modelId = rng.chance(0.5) ? rng.pick(["local/small", "local/large"]) : value();
+        for (let n = rng.range(0, 3); n > 0; n--) params[rng.pick(fields)] = value();
+        if (rng.chance(0.1)) delete params.sessionId;
+        let outcome: string;
+        try {
+          const result = await call(agent, method, params);
+          outcome = "ok";
+          if (method === "session/set_title") {
+            expect(result.title).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+            expect(Array.from(result.title as string).length).toBeLessThanOrEqual(200);
+          }
+        } catch (error) {
+          outcome = String((error as { code?: number }).code);
+        }
+        expect({ method, outcome }).toMatchObject({ outcome: expect.stringMatching(/^(ok|-32602|-32002)$/) });
+      }
+      // Whatever it went through, the session still answers (loaded again if the run archived it).
+      if ((await call(agent, "session/status", { sessionId })).status !== "open") {
+        await agent.client.agent.request(methods.agent.session.load, { sessionId, cwd: sandbox.project, mcpServers: [] });
+      }
+      server.push({ text: "still here" });
+      expect((await agent.prompt(sessionId, "hello")).stopReason).toBe("end_turn");
+      for (const s of (await list(agent, { archived: "include" })).sessions) expect(s.title ?? "").not.toMatch(/[\u0000-\u001f]/);
+    } finally {
+      await agent.stop();
+    }
+  }, 120_000);
 });

@@ -8,9 +8,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import { ChannelConnector, Conductor, fromCommands, type JsonRpcMessage } from "@thinkwell/conductor";
-import { acp, agentText, connectStream, initialize } from "../helpers/acp-client.ts";
+import { acp, connectStream, initialize } from "../helpers/acp-client.ts";
 import { agentCommand, RUNTIMES } from "../helpers/agent-process.ts";
-import { ANSWER, finalReadUpdate, NOTES, toolResultSeen, toolTurn } from "./tool-turn.ts";
+import { expectToolTurnSeen, toolTurn } from "./tool-turn.ts";
 
 const { methods } = acp;
 
@@ -45,12 +45,7 @@ describe.each(RUNTIMES)("the SDK's client through @thinkwell/conductor on %s", (
       const answeredAt = client.received.findIndex((m) => (m.result as { stopReason?: string } | undefined)?.stopReason === "end_turn");
       const lastUpdateAt = client.received.findLastIndex((m) => m.method === "session/update");
       expect(lastUpdateAt).toBeLessThan(answeredAt);
-      const updates = client.updates(sessionId);
-      expect(agentText(updates)).toBe(ANSWER);
-      const read = finalReadUpdate(updates);
-      expect(read?.status).toBe("completed");
-      expect(JSON.stringify(read?.rawOutput)).toContain(NOTES.trim());
-      expect(toolResultSeen(turn.server)).toContain("42 apples");
+      expectToolTurnSeen(client.updates(sessionId), turn);
     } finally {
       client.close();
       await conductor.shutdown();

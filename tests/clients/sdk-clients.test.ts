@@ -10,10 +10,10 @@ import { describe, expect, test } from "bun:test";
 import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 import WebSocket from "ws";
-import { acp, agentText, connectClient, connectStream, initialize, type TestClient } from "../helpers/acp-client.ts";
+import { acp, connectClient, connectStream, initialize, type TestClient } from "../helpers/acp-client.ts";
 import { RUNTIMES, spawnAgent } from "../helpers/agent-process.ts";
 import { startServe, SUBPROTOCOL, TOKEN } from "../helpers/serve-process.ts";
-import { ANSWER, finalReadUpdate, NOTES, toolResultSeen, toolTurn, type ToolTurn } from "./tool-turn.ts";
+import { expectToolTurnSeen, toolTurn, type ToolTurn } from "./tool-turn.ts";
 
 const { methods } = acp;
 
@@ -26,12 +26,7 @@ async function driveToolTurn(client: TestClient, turn: ToolTurn): Promise<void> 
   };
   expect(answer.stopReason).toBe("end_turn");
   expect(answer.usage?.totalTokens).toBe(146);
-  const updates = client.updates(sessionId);
-  expect(agentText(updates)).toBe(ANSWER);
-  const read = finalReadUpdate(updates);
-  expect(read?.status).toBe("completed");
-  expect(JSON.stringify(read?.rawOutput)).toContain(NOTES.trim());
-  expect(toolResultSeen(turn.server)).toContain("42 apples");
+  expectToolTurnSeen(client.updates(sessionId), turn);
 }
 
 describe.each(RUNTIMES)("the SDK's client on %s", (runtime) => {

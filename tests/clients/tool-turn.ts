@@ -4,11 +4,11 @@
  * answers from it. Each client test starts the agent its own way and checks
  * the same things through what its library gives back.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import type { acp } from "../helpers/acp-client.ts";
+import { expect } from "bun:test";
+import { agentText, type acp } from "../helpers/acp-client.ts";
 import { makeSandbox, type Sandbox } from "../helpers/agent-process.ts";
 import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
+import { useFakeProvider } from "../helpers/fake-provider.ts";
 
 /** What `notes.txt` holds: the tool's output the model (and rawOutput) must carry. */
 export const NOTES = "matrix notes: 42 apples and 7 pears\n";
@@ -32,24 +32,13 @@ export async function toolTurn(): Promise<ToolTurn> {
   const sandbox = makeSandbox();
   sandbox.write("project/notes.txt", NOTES);
   const server = await startFakeModelServer();
-  writeFileSync(
-    join(sandbox.home, "settings.json"),
-    JSON.stringify({
-      defaultModel: "local/small",
-      maxRetries: 0,
-      providers: {
-        local: {
-          api: "openai-compatible",
-          baseUrl: `${server.url}/v1`,
-          apiKeyEnv: "MATRIX_KEY",
-          models: [
-            { id: "small", name: "Small", contextWindow: 32768 },
-            { id: "large", name: "Large", contextWindow: 65536 },
-          ],
-        },
-      },
-    }),
-  );
+  useFakeProvider(sandbox.home, server, {
+    keyEnv: "MATRIX_KEY",
+    models: [
+      { id: "small", name: "Small" },
+      { id: "large", name: "Large", contextWindow: 65536 },
+    ],
+  });
   const turn: ToolTurn = {
     sandbox,
     server,
@@ -80,4 +69,13 @@ export function finalReadUpdate(updates: readonly acp.SessionUpdate[]): Record<s
   return updates.filter((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId.startsWith("read_")).at(-1) as
     | Record<string, unknown>
     | undefined;
+}
+
+/** What every client that sees `session/update` must have seen of the turn: the answer, the read's completion with the file's text as `rawOutput`, and the model given that text. */
+export function expectToolTurnSeen(updates: readonly acp.SessionUpdate[], turn: ToolTurn): void {
+  expect(agentText([...updates])).toBe(ANSWER);
+  const read = finalReadUpdate(updates);
+  expect(read?.status).toBe("completed");
+  expect(read?.rawOutput).toEqual([{ type: "text", text: NOTES.trim() }]);
+  expect(toolResultSeen(turn.server)).toContain("42 apples");
 }

@@ -7,12 +7,11 @@
  * request with `$/cancel_request`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { acp, connectClient, initialize, type ElicitationAnswer, type TestClient } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, spawnAgent, type AgentProcess, type Sandbox } from "../helpers/agent-process.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
+import { useFakeProvider } from "../helpers/fake-provider.ts";
 
 const { methods } = acp;
 const MARKER = "HOSTILE-MARKER-7c1e";
@@ -39,14 +38,7 @@ describe.each(RUNTIMES)("the ask tool on %s", (runtime) => {
   beforeAll(async () => {
     sandbox = makeSandbox();
     server = await startFakeModelServer();
-    writeFileSync(
-      join(sandbox.home, "settings.json"),
-      JSON.stringify({
-        defaultModel: "local/m",
-        maxRetries: 0,
-        providers: { local: { api: "openai-compatible", baseUrl: `${server.url}/v1`, apiKeyEnv: "LOCAL_KEY", models: [{ id: "m", contextWindow: 32768 }] } },
-      }),
-    );
+    useFakeProvider(sandbox.home, server, { keyEnv: "LOCAL_KEY" });
     proc = spawnAgent(runtime, ["agent", "stdio"], { env: { ACP_EDGE_HOME: sandbox.home, LOCAL_KEY: "sk-test-ask-0000" } });
     client = connectClient(proc, {
       onElicitation: (params, signal) => {

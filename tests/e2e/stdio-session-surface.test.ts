@@ -5,12 +5,13 @@
  * and `session/set_model` with `models` as a view of the `model` config option.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { acp } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
 import { rpcError, waitFor } from "../helpers/expect-error.ts";
 import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
+import { useFakeProvider } from "../helpers/fake-provider.ts";
 import { startAgent, type RunningAgent } from "../helpers/session-agent.ts";
 import { Prng } from "../fuzz/transport-prng.ts";
 import { randomString } from "../fuzz/transport-json-values.ts";
@@ -32,24 +33,13 @@ describe.each(RUNTIMES)("the session surface on %s", (runtime) => {
   beforeAll(async () => {
     sandbox = makeSandbox();
     server = await startFakeModelServer();
-    writeFileSync(
-      join(sandbox.home, "settings.json"),
-      JSON.stringify({
-        defaultModel: "local/small",
-        maxRetries: 0,
-        providers: {
-          local: {
-            api: "openai-compatible",
-            baseUrl: `${server.url}/v1`,
-            apiKeyEnv: "LOCAL_KEY",
-            models: [
-              { id: "small", name: "Small", contextWindow: 32768 },
-              { id: "large", name: "Large", contextWindow: 65536 },
-            ],
-          },
-        },
-      }),
-    );
+    useFakeProvider(sandbox.home, server, {
+      keyEnv: "LOCAL_KEY",
+      models: [
+        { id: "small", name: "Small" },
+        { id: "large", name: "Large", contextWindow: 65536 },
+      ],
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -57,6 +47,14 @@ describe.each(RUNTIMES)("the session surface on %s", (runtime) => {
   });
 
   const start = (options: Parameters<typeof startAgent>[2] = {}) => startAgent(runtime, sandbox, { args: ["--approval-mode", "yolo"], env: { LOCAL_KEY: KEY }, ...options });
+
+  /** A session made by an agent that has stopped since: stored, open nowhere. */
+  async function storedSession(): Promise<string> {
+    const first = await start();
+    const { sessionId } = await first.newSession();
+    await first.stop();
+    return sessionId;
+  }
 
   test("initialize advertises title, archive and status beside list", async () => {
     const agent = await start();
@@ -110,9 +108,7 @@ describe.each(RUNTIMES)("the session surface on %s", (runtime) => {
   }, 60_000);
 
   test("set_title on a session that is only stored: written to its journal, replayed by load, kept over the next prompt", async () => {
-    const first = await start();
-    const { sessionId } = await first.newSession();
-    await first.stop();
+    const sessionId = await storedSession();
     const agent = await start();
     try {
       expect(await call(agent, "session/status", { sessionId })).toEqual({ status: "saved" });
@@ -182,9 +178,7 @@ describe.each(RUNTIMES)("the session surface on %s", (runtime) => {
   }, 60_000);
 
   test("status has no side effects: a stored session is not opened, locked or attached", async () => {
-    const first = await start();
-    const { sessionId } = await first.newSession();
-    await first.stop();
+    const sessionId = await storedSession();
     const agent = await start();
     try {
       expect(await call(agent, "session/status", { sessionId })).toEqual({ status: "saved" });

@@ -6,11 +6,11 @@
  * `_meta["acp-edge/summary"]`, and `session/load` replays both the same.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { acp, connectClient, initialize, type TestClient } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, spawnAgent, type AgentProcess, type Sandbox } from "../helpers/agent-process.ts";
 import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
+import { useFakeProvider } from "../helpers/fake-provider.ts";
 import { PNG_BASE64, startHttpMcpServer, type HttpMcpServer } from "../helpers/mcp-test-server.ts";
 
 const { methods } = acp;
@@ -68,14 +68,7 @@ describe.each(RUNTIMES)("rawOutput on %s", (runtime) => {
     sandbox.write("project/dot.png", Buffer.from(PNG_BASE64, "base64"));
     server = await startFakeModelServer();
     mcp = await startHttpMcpServer();
-    writeFileSync(
-      join(sandbox.home, "settings.json"),
-      JSON.stringify({
-        defaultModel: "local/m",
-        maxRetries: 0,
-        providers: { local: { api: "openai-compatible", baseUrl: `${server.url}/v1`, apiKeyEnv: "LOCAL_KEY", models: [{ id: "m", contextWindow: 32768, input: ["text", "image"] }] } },
-      }),
-    );
+    useFakeProvider(sandbox.home, server, { keyEnv: "LOCAL_KEY", models: [{ id: "m", input: ["text", "image"] }] });
     proc = spawnAgent(runtime, ["agent", "stdio", "--approval-mode", "yolo"], { env: { ACP_EDGE_HOME: sandbox.home, LOCAL_KEY: SECRET } });
     client = connectClient(proc);
     await initialize(client);

@@ -1,0 +1,29 @@
+/**
+ * Settings that make the agent's default model one served by the fake model
+ * server: provider `local` (OpenAI-compatible chat) at the server's URL, its
+ * key read from an environment variable the test sets (never a real key).
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { FakeModelServer } from "./fake-model-server.ts";
+
+/** A model of the fake provider as settings.json lists it. */
+export interface FakeModel {
+  id: string;
+  name?: string;
+  contextWindow?: number;
+  input?: Array<"text" | "image">;
+}
+
+/** Writes `<home>/settings.json` with provider `local` at `server` (key from `keyEnv`), its first model the default. */
+export function useFakeProvider(home: string, server: FakeModelServer, options: { keyEnv: string; models?: FakeModel[] }): void {
+  const models = (options.models ?? [{ id: "m" }]).map((m) => ({ contextWindow: 32768, ...m }));
+  writeFileSync(
+    join(home, "settings.json"),
+    JSON.stringify({
+      defaultModel: `local/${models[0]!.id}`,
+      maxRetries: 0,
+      providers: { local: { api: "openai-compatible", baseUrl: `${server.url}/v1`, apiKeyEnv: options.keyEnv, models } },
+    }),
+  );
+}

@@ -9,7 +9,8 @@
  */
 import { defineWebSocketHelper, WSContext, type WSEvents } from "hono/ws";
 import { socketEvents } from "./socket-events.ts";
-import { selectedSubprotocol, unsupportedSubprotocol, type UpgraderOptions, type WebSocketUpgrader } from "./websocket-upgrader.ts";
+import { selectedSubprotocol, unsupportedSubprotocol } from "./websocket-offer.ts";
+import type { UpgraderOptions, WebSocketUpgrader } from "./websocket-upgrader.ts";
 
 interface SocketData {
   events: WSEvents;

@@ -8,7 +8,8 @@
  */
 import { defineWebSocketHelper, WSContext } from "hono/ws";
 import { socketEvents } from "./socket-events.ts";
-import { selectedSubprotocol, unsupportedSubprotocol, type UpgraderOptions, type WebSocketUpgrader } from "./websocket-upgrader.ts";
+import { selectedSubprotocol, unsupportedSubprotocol } from "./websocket-offer.ts";
+import type { UpgraderOptions, WebSocketUpgrader } from "./websocket-upgrader.ts";
 
 interface DenoUpgrade {
   upgradeWebSocket(request: Request, options: { idleTimeout?: number }): { response: Response; socket: WebSocket };

@@ -16,8 +16,8 @@ export function ownParams<S extends v.GenericSchema>(schema: S): (raw: unknown) 
   };
 }
 
-/** `_meta` as every ACP request may carry it (never read). */
-export const META = v.optional(v.nullable(v.record(v.string(), v.unknown())));
+/** `_meta`, which every ACP request may carry: never read, and (as the schema says) a malformed one is no error. */
+export const META = v.optional(v.unknown());
 
 /** Params naming one session. */
 export const SessionIdParams = v.object({ sessionId: v.string(), _meta: META });

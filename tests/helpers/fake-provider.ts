@@ -1,7 +1,8 @@
 /**
  * Settings that make the agent's default model one served by the fake model
  * server: provider `local` (OpenAI-compatible chat) at the server's URL, its
- * key read from an environment variable the test sets (never a real key).
+ * key (when it has one) read from an environment variable the test sets
+ * (never a real key).
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,15 +16,16 @@ export interface FakeModel {
   input?: Array<"text" | "image">;
 }
 
-/** Writes `<home>/settings.json` with provider `local` at `server` (key from `keyEnv`), its first model the default. */
-export function useFakeProvider(home: string, server: FakeModelServer, options: { keyEnv: string; models?: FakeModel[] }): void {
+/** Writes `<home>/settings.json` with provider `local` at `server` (key from `keyEnv`, if any), its first model the default; `extra` adds settings. */
+export function useFakeProvider(home: string, server: FakeModelServer, options: { keyEnv?: string; models?: FakeModel[]; extra?: Record<string, unknown> } = {}): void {
   const models = (options.models ?? [{ id: "m" }]).map((m) => ({ contextWindow: 32768, ...m }));
   writeFileSync(
     join(home, "settings.json"),
     JSON.stringify({
       defaultModel: `local/${models[0]!.id}`,
       maxRetries: 0,
-      providers: { local: { api: "openai-compatible", baseUrl: `${server.url}/v1`, apiKeyEnv: options.keyEnv, models } },
+      providers: { local: { api: "openai-compatible", baseUrl: `${server.url}/v1`, ...(options.keyEnv ? { apiKeyEnv: options.keyEnv } : {}), models } },
+      ...options.extra,
     }),
   );
 }

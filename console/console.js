@@ -139,7 +139,8 @@ class Rpc {
 async function attach(session, handlers, how = "session/load") {
   const rpc = new Rpc(`v1/session/${encodeURIComponent(session.id)}/apc?generation=${session.generation}`, handlers);
   await rpc.opened;
-  await rpc.request("initialize", { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: "acp-edge-console", version: "1" } });
+  // Forms: the agent's `ask` tool puts its questions to the console as elicitation forms.
+  await rpc.request("initialize", { protocolVersion: 1, clientCapabilities: { elicitation: { form: {} } }, clientInfo: { name: "acp-edge-console", version: "1" } });
   const bound = await rpc.request(how, { sessionId: session.id, cwd: session.cwd, mcpServers: [] });
   return { rpc, bound };
 }
@@ -739,6 +740,81 @@ function renderSession(ref) {
     dialog.showModal();
   }
 
+  // ----- questions (elicitation forms) -----
+
+  /** One field of a form: choices as radio buttons or check boxes, text, a number, a yes/no box. */
+  function formField(name, schema, required, n) {
+    const id = `q-${n}-${name}`;
+    const label = schema.title ?? name;
+    const about = schema.description ? h("p", { class: "note", text: schema.description }) : null;
+    const options = (list) => (list ?? []).map((o) => (typeof o === "string" ? { value: o, text: o } : { value: o.const, text: o.title ?? o.const }));
+    if (schema.type === "string" && (schema.enum || schema.oneOf)) {
+      const choices = options(schema.enum ?? schema.oneOf);
+      return {
+        el: h("fieldset", {}, h("legend", { text: label }), about, choices.map((c, i) => h("label", { class: "choice" }, h("input", { type: "radio", name: id, value: c.value, required: required && i === 0, checked: schema.default === c.value }), c.text))),
+        read: (form) => form.querySelector(`input[name="${id}"]:checked`)?.value,
+      };
+    }
+    if (schema.type === "array") {
+      const choices = options(schema.items?.enum ?? schema.items?.anyOf);
+      return {
+        el: h("fieldset", {}, h("legend", { text: label }), about, choices.map((c) => h("label", { class: "choice" }, h("input", { type: "checkbox", name: id, value: c.value, checked: schema.default?.includes(c.value) }), c.text))),
+        read: (form) => [...form.querySelectorAll(`input[name="${id}"]:checked`)].map((box) => box.value),
+      };
+    }
+    if (schema.type === "boolean") {
+      const box = h("input", { id, type: "checkbox", checked: schema.default === true });
+      return { el: h("label", { class: "choice", for: id }, box, label), read: () => box.checked };
+    }
+    if (schema.type === "number" || schema.type === "integer") {
+      const input = h("input", { id, type: "number", step: schema.type === "integer" ? 1 : "any", min: schema.minimum, max: schema.maximum, required, value: schema.default });
+      return { el: h("label", { for: id }, h("span", { text: label }), about, input), read: () => (input.value === "" ? undefined : Number(input.value)) };
+    }
+    const text = h("textarea", { id, rows: 3, required, minlength: schema.minLength, maxlength: schema.maxLength, text: schema.default ?? "" });
+    return { el: h("label", { for: id }, h("span", { text: label }), about, text), read: () => text.value };
+  }
+
+  /** An `elicitation/create` in form mode as a modal form: Send accepts, Decline declines, Escape dismisses. */
+  function onElicitation(message) {
+    const { mode, message: question, requestedSchema } = message.params ?? {};
+    if (mode !== "form") {
+      view.rpc?.ws.send(JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32602, message: "the console answers form elicitations only" } }));
+      return;
+    }
+    const required = new Set(requestedSchema?.required ?? []);
+    const fields = Object.entries(requestedSchema?.properties ?? {}).map(([name, schema], n) => ({ name, ...formField(name, schema ?? {}, required.has(name), n) }));
+    const answer = (result) => {
+      view.rpc?.respond(message.id, result);
+      close();
+    };
+    const form = h(
+      "form",
+      {
+        onsubmit: (event) => {
+          event.preventDefault();
+          const content = {};
+          for (const field of fields) {
+            const value = field.read(form);
+            if (value !== undefined) content[field.name] = value;
+          }
+          answer({ action: "accept", content });
+        },
+      },
+      fields.map((f) => f.el),
+      h("div", { class: "options" }, h("button", { type: "submit", text: "Send" }), h("button", { type: "button", class: "danger", text: "Decline", onclick: () => answer({ action: "decline" }) })),
+    );
+    const dialog = h("dialog", { class: "permission question", "aria-labelledby": `ask-${message.id}` }, h("h2", { id: `ask-${message.id}`, text: question ?? "A question" }), form);
+    const close = () => {
+      dialogs.delete(message.id);
+      dialog.close();
+      dialog.remove();
+    };
+    dialog.addEventListener("cancel", (e) => (e.preventDefault(), answer({ action: "cancel" })));
+    dialogs.set(message.id, close);
+    document.body.append(dialog);
+    dialog.showModal();
+  }
+
   function closeDialogs() {
     for (const close of [...dialogs.values()]) close();
   }
@@ -896,6 +972,7 @@ function renderSession(ref) {
         },
         request: (m) => {
           if (m.method === "session/request_permission") onPermission(m);
+          else if (m.method === "elicitation/create") onElicitation(m);
           else view.rpc?.ws.send(JSON.stringify({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: `${m.method} is not supported by the console` } }));
         },
         close: (event) => {

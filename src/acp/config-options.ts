@@ -67,4 +67,19 @@ export function configOptions(live: LiveSession, services: AgentServices): Sessi
   ];
 }
 
+/**
+ * The model picker of older ACP drafts (`models`, changed with `session/set_model`),
+ * which older clients still read: a view of the `model` config option, with
+ * the same choices and current value (both come from the session's model).
+ */
+export function modelState(live: LiveSession, services: AgentServices) {
+  return {
+    currentModelId: currentModelSpec(live),
+    availableModels: modelChoices(live, services).map((c) => ({ modelId: c.value, name: c.name, ...(c.description ? { description: c.description } : {}) })),
+  };
+}
 
+/** What `session/new`, `load`, `resume` and `fork` answer about a session's settings: its modes, config options and legacy model picker. */
+export function sessionSettings(live: LiveSession, services: AgentServices) {
+  return { modes: modeState(live), configOptions: configOptions(live, services), models: modelState(live, services) };
+}

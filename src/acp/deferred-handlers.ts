@@ -10,17 +10,30 @@
 import type { HandlerApp } from "./protocol-handlers.ts";
 import { methods } from "./sdk.ts";
 
-/** Requests whose handlers load on demand; `params: "own"` marks a method that parses its own params. */
+/**
+ * Requests whose handlers load on demand; `params: "own"` marks a method that parses its own params.
+ *
+ * The order matters. The SDK hands each incoming message to its handlers in registration order, one
+ * `await` per handler, and does not wait for one message before dispatching the next; so the fewer
+ * handlers stand between `session/prompt` and `session/cancel` (registered after every request),
+ * the surer a cancel is handled after the prompts sent before it and before those sent after it
+ * (which the prompt queue's rule needs). Methods added here go before `session/prompt`.
+ */
 export const DEFERRED_REQUESTS: readonly { method: string; params?: "own" }[] = [
   { method: methods.agent.authenticate },
   { method: methods.agent.logout },
   { method: methods.agent.session.new },
   { method: methods.agent.session.close },
   { method: methods.agent.session.delete },
-  { method: methods.agent.session.list },
+  { method: methods.agent.session.list, params: "own" },
   { method: methods.agent.session.load },
   { method: methods.agent.session.resume },
   { method: "session/fork", params: "own" },
+  { method: "session/set_model", params: "own" },
+  { method: "session/set_title", params: "own" },
+  { method: "session/archive", params: "own" },
+  { method: "session/unarchive", params: "own" },
+  { method: "session/status", params: "own" },
   { method: methods.agent.session.prompt },
   { method: methods.agent.session.setMode },
   { method: methods.agent.session.setConfigOption },

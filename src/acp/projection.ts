@@ -13,8 +13,10 @@ import type { FileDiff, ToolLocation, ToolOutputPart } from "../tools/types.ts";
 import type { SessionUpdate, ToolCallContent } from "./sdk.ts";
 import { redactValue } from "../runtime/secrets.ts";
 
-/** rawInput/rawOutput are for display; anything bigger is summarised, never streamed whole. */
+/** rawInput and a result's summary are for display; anything bigger is summarised, never streamed whole. */
 const RAW_LIMIT = 8 * 1024;
+/** Where a tool call's small structured summary (counts, paths, exit code) travels: `_meta["acp-edge/summary"]`. */
+export const SUMMARY_META_KEY = "acp-edge/summary";
 /** The live tail shown to clients without terminal rendering. */
 const LIVE_TAIL_BYTES = 4 * 1024;
 const LIVE_TAIL_INTERVAL_MS = 250;
@@ -157,13 +159,15 @@ export class TurnProjector {
       toolCallId: event.toolCallId,
       status: event.status,
       ...(event.locations ? { locations: event.locations.map(toLocation) } : {}),
-      ...(event.details ? { rawOutput: bounded(event.details) } : {}),
+      ...toolResultFields(event.content, event.details),
     };
     const terminalId = view?.clientTerminal ?? (this.#options.terminalOutput && view ? event.toolCallId : undefined);
     if (terminalId && event.status !== "in_progress" && event.exit) {
       // The terminal already shows the output; keep it as the content and say how the command ended.
       update.content = [{ type: "terminal", terminalId }];
-      if (!view?.clientTerminal) update._meta = { terminal_exit: { terminal_id: terminalId, exit_code: event.exit.exitCode, signal: event.exit.signal } };
+      if (!view?.clientTerminal) {
+        update._meta = { ...update._meta, terminal_exit: { terminal_id: terminalId, exit_code: event.exit.exitCode, signal: event.exit.signal } };
+      }
     } else if (event.diff) {
       update.content = [diffContent(event.diff)];
     } else if (event.content) {
@@ -181,6 +185,22 @@ export function userMessageChunks(content: readonly (TextPart | ImagePart)[], me
     ...(messageId === undefined ? {} : { messageId }),
     content: part.type === "text" ? { type: "text" as const, text: part.text } : { type: "image" as const, data: part.data, mimeType: part.mimeType },
   }));
+}
+
+/**
+ * What a finished call shows besides its content: `rawOutput`, the output the
+ * model was given (text and images as content blocks, bounded and redacted
+ * like the content), and the tool's summary under `_meta["acp-edge/summary"]`.
+ */
+export function toolResultFields(content: readonly ToolOutputPart[] | undefined, details: Record<string, unknown> | undefined) {
+  return {
+    ...(content ? { rawOutput: content.map(outputBlock) } : {}),
+    ...(details ? { _meta: { [SUMMARY_META_KEY]: bounded(details) } } : {}),
+  };
+}
+
+function outputBlock(part: ToolOutputPart) {
+  return part.type === "text" ? { type: "text", text: part.text } : { type: "image", data: part.data, mimeType: part.mimeType };
 }
 
 export function toLocation(location: ToolLocation) {

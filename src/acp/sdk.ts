@@ -21,6 +21,6 @@ export function prepareSchemas(names: readonly string[]): void {
 }
 
 /** What a client sends right after `initialize`. */
-export const SESSION_SCHEMAS = ["zNewSessionRequest", "zLoadSessionRequest", "zResumeSessionRequest", "zListSessionsRequest"] as const;
+export const SESSION_SCHEMAS = ["zNewSessionRequest", "zLoadSessionRequest", "zResumeSessionRequest"] as const;
 /** What a client sends once a session is open. */
 export const TURN_SCHEMAS = ["zPromptRequest", "zCancelNotification"] as const;

@@ -8,9 +8,11 @@ import type { AgentServices } from "../sessions/services.ts";
 import type { ConnectionState } from "./connection-state.ts";
 import { registerAuth } from "./handlers/auth.ts";
 import { registerPrompt } from "./handlers/prompt.ts";
+import { registerSessionArchive } from "./handlers/session-archive.ts";
 import { registerSessionConfig } from "./handlers/session-config.ts";
 import { registerSessionLifecycle } from "./handlers/session-lifecycle.ts";
 import { registerStoredSessions } from "./handlers/session-stored.ts";
+import { registerSessionTitle } from "./handlers/session-rename.ts";
 import { registerSteering } from "./handlers/steering.ts";
 import type { HandlerApp } from "./protocol-handlers.ts";
 
@@ -22,4 +24,6 @@ export function registerSessionHandlers(app: HandlerApp, services: AgentServices
   registerPrompt(app, services, state);
   registerSteering(app, services, state);
   registerSessionConfig(app, services, state);
+  registerSessionTitle(app, services, state);
+  registerSessionArchive(app, services, state);
 }

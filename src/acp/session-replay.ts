@@ -10,7 +10,7 @@ import type { PlanEntry } from "../tools/types.ts";
 import type { SessionEntry } from "../sessions/session-entries.ts";
 import { intactEntries } from "../sessions/session-entry-check.ts";
 import { INTERRUPTED } from "../sessions/session-restore.ts";
-import { bounded, diffContent, partContent, toLocation, userMessageChunks } from "./projection.ts";
+import { bounded, diffContent, partContent, toLocation, toolResultFields, userMessageChunks } from "./projection.ts";
 import type { SessionUpdate } from "./sdk.ts";
 
 /** The updates that show a stored conversation again, in order, ending with the plan, title and usage. */
@@ -30,7 +30,9 @@ export function replayUpdates(stored: readonly StoredEntry[]): SessionUpdate[] {
         break;
       case "tool_call": {
         const result = results.get(entry.toolCallId);
-        const content = result?.diff ? [diffContent(result.diff)] : (result?.content ?? [{ type: "text", text: INTERRUPTED }]).map(partContent);
+        // What the model was given: the result's output, or the note that the call never finished.
+        const output = result ? result.content : [{ type: "text" as const, text: INTERRUPTED }];
+        const content = result?.diff ? [diffContent(result.diff)] : (output ?? [{ type: "text" as const, text: INTERRUPTED }]).map(partContent);
         updates.push({
           sessionUpdate: "tool_call",
           toolCallId: entry.toolCallId,
@@ -40,7 +42,7 @@ export function replayUpdates(stored: readonly StoredEntry[]): SessionUpdate[] {
           locations: (result?.locations ?? entry.locations).map(toLocation),
           rawInput: bounded(entry.input),
           content,
-          ...(result?.details ? { rawOutput: bounded(result.details) } : {}),
+          ...toolResultFields(output, result?.details),
         });
         break;
       }

@@ -37,8 +37,12 @@ export class SessionBusyError extends Error {
 export interface TurnOptions {
   authorize?: ToolAuthorizer;
   workspace?: Workspace;
+  /** Tools offered in this turn only, beside the session's (e.g. one that needs the prompting client). */
+  tools?: readonly ToolDefinition[];
   /** Awaited while the turn still counts as running, after its last event (e.g. what was recorded is made durable). */
   settle?: () => Promise<void>;
+  /** Told the tokens of each model call of the turn (a prompt's answer sums them). */
+  onUsage?: (usage: Usage) => void;
 }
 
 export interface SessionTotals extends Usage {
@@ -107,7 +111,7 @@ export class AgentSession {
       {
         model: this.model,
         system: this.systemPrompt,
-        tools: this.tools,
+        tools: options.tools ? [...this.tools, ...options.tools] : this.tools,
         workspace: options.workspace ?? this.workspace,
         thinking: this.model.info.reasoning ? this.thinking : "off",
         maxRequests: this.maxTurnRequests,
@@ -115,7 +119,10 @@ export class AgentSession {
         signal: controller.signal,
         emit,
         ...(options.authorize ? { authorize: options.authorize } : {}),
-        recordUsage: (usage) => this.#record(usage),
+        recordUsage: (usage) => {
+          options.onUsage?.(usage);
+          return this.#record(usage);
+        },
         ...(this.compaction ? { compaction: this.compaction } : {}),
         steering: this.#steering,
       },

@@ -124,7 +124,7 @@ export async function executeCall(
   let result: ToolResult;
   try {
     // The preview is what was approved: edits and writes check the file still matches it.
-    const toolContext = { workspace, signal, outsideRootsApproved, report, ...(pathFilter ? { pathFilter } : {}), ...(preview ? { preview } : {}) };
+    const toolContext = { workspace, signal, toolCallId: part.id, outsideRootsApproved, report, ...(pathFilter ? { pathFilter } : {}), ...(preview ? { preview } : {}) };
     result = withoutSecrets(await tool.execute(call.input, toolContext));
   } catch (error) {
     await flushOutput();

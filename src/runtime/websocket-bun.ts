@@ -2,12 +2,14 @@
  * WebSockets on Bun with `Bun.serve`. `hono/bun` cannot pass headers to
  * `server.upgrade`, so Bun would echo the first offered subprotocol (maybe a
  * bearer token entry); this small helper, built on Hono's
- * `defineWebSocketHelper`, always answers with the application's
- * subprotocol, and its `websocket` handlers carry the bounds and pongs.
+ * `defineWebSocketHelper`, answers with the application's subprotocol when
+ * it is offered and with none when none is, and its `websocket` handlers
+ * carry the bounds and pongs.
  * @module
  */
 import { defineWebSocketHelper, WSContext, type WSEvents } from "hono/ws";
 import { socketEvents } from "./socket-events.ts";
+import { selectedSubprotocol, unsupportedSubprotocol } from "./websocket-offer.ts";
 import type { UpgraderOptions, WebSocketUpgrader } from "./websocket-upgrader.ts";
 
 interface SocketData {
@@ -80,8 +82,11 @@ export function createBunUpgrader(options: UpgraderOptions): WebSocketUpgrader {
     const env = c.env as BunServer | { server?: BunServer } | undefined;
     const server = env && "upgrade" in env ? env : env?.server;
     if (!server) return new Response("WebSocket upgrade needs Bun.serve's server as the fetch env", { status: 500 });
+    const selected = selectedSubprotocol(c.req.raw, options.subprotocol);
+    // Offered only others: Bun, given no header, would echo the first of them.
+    if (selected === false) return unsupportedSubprotocol(options.subprotocol);
     const data: SocketData = { events: events as WSEvents };
-    if (server.upgrade(c.req.raw, { headers: { "Sec-WebSocket-Protocol": options.subprotocol }, data })) return new Response(null);
+    if (server.upgrade(c.req.raw, { headers: selected ? { "Sec-WebSocket-Protocol": selected } : {}, data })) return new Response(null);
     return new Response("WebSocket upgrade failed", { status: 400 });
   });
   const websocket = {

@@ -1,13 +1,14 @@
 /**
  * WebSockets on Deno with `Deno.serve`: a small helper on Hono's
  * `defineWebSocketHelper` around `Deno.upgradeWebSocket` (the `hono/deno`
- * export is deprecated). The subprotocol is the application's, never the
- * first one offered; Deno pings by itself (`idleTimeout`) and has no
+ * export is deprecated). The subprotocol is the application's when the
+ * client offers it, none when it offers none, never the first one offered; Deno pings by itself (`idleTimeout`) and has no
  * message-size option, so the stream checks sizes as messages arrive.
  * @module
  */
 import { defineWebSocketHelper, WSContext } from "hono/ws";
 import { socketEvents } from "./socket-events.ts";
+import { selectedSubprotocol, unsupportedSubprotocol } from "./websocket-offer.ts";
 import type { UpgraderOptions, WebSocketUpgrader } from "./websocket-upgrader.ts";
 
 interface DenoUpgrade {
@@ -19,10 +20,12 @@ export function createDenoUpgrader(options: UpgraderOptions): WebSocketUpgrader 
   const deno = (globalThis as unknown as { Deno: DenoUpgrade }).Deno;
   const idleTimeout = Math.max(1, Math.round(options.pingIntervalMs / 1000));
   const upgradeWebSocket = defineWebSocketHelper<WebSocket>((c, events) => {
-    // Deno's own `protocol` option splits the offered list on ", " only, and refuses "a,b" (as `ws` sends it);
-    // the application has already checked that its subprotocol is offered, so the header is set here instead.
+    // Deno's own `protocol` option splits the offered list on ", " only, and refuses "a,b" (as `ws` sends it),
+    // so the offer is read here and the header set on the response.
+    const selected = selectedSubprotocol(c.req.raw, options.subprotocol);
+    if (selected === false) return unsupportedSubprotocol(options.subprotocol);
     const { response, socket } = deno.upgradeWebSocket(c.req.raw, options.pingIntervalMs > 0 ? { idleTimeout } : {});
-    response.headers.set("sec-websocket-protocol", options.subprotocol);
+    if (selected) response.headers.set("sec-websocket-protocol", selected);
     socket.binaryType = "arraybuffer";
     const ctx = new WSContext<WebSocket>({
       send: (source) => socket.send(source),

@@ -1,7 +1,8 @@
 /**
  * WebSockets on Node: `@hono/node-server`'s `upgradeWebSocket` over our own
  * `ws` server, created with the bounds (`maxPayload`, no compression) and a
- * `handleProtocols` that only ever selects the application's subprotocol.
+ * `handleProtocols` that only ever selects the application's subprotocol
+ * (`ws` selects none for a client that offers none).
  * Sends and closes go through `ws`'s public API (node-ws-sends.ts).
  *
  * A refusal is written here, whole, on the upgrading socket: node-server by

@@ -1,9 +1,10 @@
 /**
  * The WebSocket pieces of one runtime, as the Hono app uses them: `accept`
- * completes an upgrade through that runtime's Hono WebSocket helper (always
- * selecting the one subprotocol the application names, never whatever was
- * offered first), `refuse` sends a refusal with its status, headers and body,
- * and `websocket`/`attach` are what an embedder hands to its own server.
+ * completes an upgrade through that runtime's Hono WebSocket helper (selecting
+ * the one subprotocol the application names when the client offers it, none
+ * when it offers none, never whatever was offered first), `refuse` sends a
+ * refusal with its status, headers and body, and `websocket`/`attach` are
+ * what an embedder hands to its own server.
  * @module
  */
 import type { Context } from "hono";

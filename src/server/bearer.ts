@@ -4,16 +4,10 @@
  * subprotocol entry `acp.bearer.<token>`. Compared in constant time.
  * @module
  */
+import { offeredSubprotocols } from "../runtime/websocket-offer.ts";
+
 export const SUBPROTOCOL = "agent-client-protocol.v1";
 export const BEARER_PREFIX = "acp.bearer.";
-
-/** The subprotocols a request offers, trimmed. */
-export function offeredSubprotocols(request: Request): string[] {
-  return (request.headers.get("sec-websocket-protocol") ?? "")
-    .split(",")
-    .map((p) => p.trim())
-    .filter(Boolean);
-}
 
 /** Every credential the request presents (header and subprotocol entries). */
 function presented(request: Request): string[] {

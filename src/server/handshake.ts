@@ -8,9 +8,10 @@
  * @module
  */
 import type { MiddlewareHandler } from "hono";
+import { selectedSubprotocol } from "../runtime/websocket-offer.ts";
 import type { WebSocketUpgrader } from "../runtime/websocket-upgrader.ts";
 import type { SessionStore } from "../store/types.ts";
-import { isAuthorizedUpgrade, offeredSubprotocols, SUBPROTOCOL } from "./bearer.ts";
+import { isAuthorizedUpgrade, SUBPROTOCOL } from "./bearer.ts";
 import { jsonError, unauthorized } from "./http-errors.ts";
 import type { ServeLimits } from "./limits.ts";
 import { sourceRefusal, type RequestSourcePolicy } from "./request-source.ts";
@@ -68,8 +69,10 @@ export async function decideUpgrade(request: Request, context: HandshakeContext)
     return refuse(404, "route_not_found", "no WebSocket route here; use /acp or /v1/session/{ref}/apc");
   }
 
-  if (!offeredSubprotocols(request).includes(SUBPROTOCOL)) {
-    return refuse(426, "acp_subprotocol_required", `WebSocket subprotocol ${SUBPROTOCOL} is required`, { "sec-websocket-protocol": SUBPROTOCOL });
+  // No subprotocol offered: served without one (the remote-transport RFD names none). Offered: the answer must
+  // name one of them, and ours is the only one it may (never a token entry), so ours must be among them.
+  if (selectedSubprotocol(request, SUBPROTOCOL) === false) {
+    return refuse(426, "acp_subprotocol_required", `offer the WebSocket subprotocol ${SUBPROTOCOL}, or no subprotocol`, { "sec-websocket-protocol": SUBPROTOCOL });
   }
 
   const wanted = url.searchParams.get("generation");

@@ -12,6 +12,7 @@ import type { AgentServices } from "../sessions/services.ts";
 import { statOrUndefined } from "../runtime/fs.ts";
 import { isAbsolute } from "../runtime/path.ts";
 import { claimTitle } from "../store/title-claim.ts";
+import { isArchiveFilter } from "../store/archive-marker.ts";
 import { StoreError, type SessionSummary } from "../store/types.ts";
 import { readBoundedBody } from "./bounded-body.ts";
 import { excerpt, json, jsonError } from "./http-errors.ts";
@@ -34,6 +35,7 @@ async function describe(session: SessionSummary) {
     title: session.title ?? null,
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
+    archived: session.archived,
     generation: await generationOf(session.id),
     links: { self: `/v1/sessions/${encodeURIComponent(session.id)}`, apc: `${path}/apc` },
   };
@@ -80,7 +82,9 @@ export function sessionRoutes(services: AgentServices, state: ServerState, limit
     try {
       const cwd = c.req.query("cwd");
       const cursor = c.req.query("cursor");
-      const page = await services.store.list({ ...(cwd ? { cwd } : {}), ...(cursor ? { cursor } : {}) });
+      const archived = c.req.query("archived") ?? "exclude";
+      if (!isArchiveFilter(archived)) return jsonError(400, "invalid_request", "archived must be exclude, include or only");
+      const page = await services.store.list({ ...(cwd ? { cwd } : {}), ...(cursor ? { cursor } : {}), archived });
       return json({ sessions: await Promise.all(page.sessions.map(describe)), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) });
     } catch (error) {
       return storeProblem(error);
@@ -111,7 +115,7 @@ export function sessionRoutes(services: AgentServices, state: ServerState, limit
     const id = title ? await claimTitle(services.store, title, { write: create, withdraw: (lost) => services.store.delete(lost) }) : await create();
     if (id === undefined) return jsonError(409, "title_taken", `a session titled ${JSON.stringify(excerpt(title!))} exists; delete it or choose another title`);
     const now = new Date().toISOString();
-    return json(await describe({ id, cwd, additionalDirectories, createdAt: now, updatedAt: now, ...(title ? { title } : {}) }), 201);
+    return json(await describe({ id, cwd, additionalDirectories, createdAt: now, updatedAt: now, archived: false, ...(title ? { title } : {}) }), 201);
   });
 
   routes.get("/:ref", async (c) => {

@@ -7,9 +7,8 @@ import type { EventSink, StopReason } from "../engine/events.ts";
 import { SessionBusyError } from "../engine/session.ts";
 import { join } from "../runtime/path.ts";
 import { cwdSlug } from "../store/cwd-slug.ts";
-import { claimTitle } from "../store/title-claim.ts";
 import type { LiveSession } from "./live-session.ts";
-import { setTitle } from "./live-title.ts";
+import { normalizeTitle, retitleLive } from "./rename-session.ts";
 import type { AgentServices } from "./services.ts";
 import { broadcast } from "./session-broadcast.ts";
 import { availableCommands } from "./slash-commands.ts";
@@ -34,20 +33,12 @@ function formatTokens(n: number): string {
 
 const BUILTINS: Record<string, Builtin> = {
   async name(args, context) {
-    const title = args.trim().replace(/\s+/g, " ").slice(0, 200);
+    const title = normalizeTitle(args);
     if (!title) return await say(context, "Usage: /name <title>");
-    const { live, services } = context;
-    const previous = live.title ?? null;
     // Titles name sessions (serve's `{ref}`), so one may not take another session's title.
-    const holder = await claimTitle(services.store, title, {
-      ownId: live.id,
-      write: async () => {
-        await setTitle(live, title);
-        return live.id;
-      },
-      withdraw: async () => await setTitle(live, previous),
-    });
-    if (holder === undefined) return await say(context, `Another session is already titled "${title}"; choose another title.`);
+    if (!(await retitleLive(context.services, context.live, title))) {
+      return await say(context, `Another session is already titled "${title}"; choose another title.`);
+    }
     return await say(context, `Session renamed to "${title}".`);
   },
 

@@ -40,12 +40,17 @@ export function echoedSessionId(sessionId: string): string {
   return `${sessionId.slice(0, ECHOED_ID_CHARS)}… (${sessionId.length} characters)`;
 }
 
+/** `not_found` for session `sessionId` (its id echoed within bounds). */
+export function unknownSession(sessionId: string): SessionError {
+  return new SessionError("not_found", `unknown session: ${echoedSessionId(sessionId)}`, { sessionId: echoedSessionId(sessionId) });
+}
+
 /** A store failure as a session error with a message users can act on; other errors pass through. */
 export function storeFailure(error: unknown, sessionId: string): unknown {
   if (!(error instanceof StoreError)) return error;
   switch (error.code) {
     case "not_found":
-      return new SessionError("not_found", `unknown session: ${echoedSessionId(sessionId)}`, { sessionId: echoedSessionId(sessionId) });
+      return unknownSession(sessionId);
     case "invalid_cursor":
       return new SessionError("invalid_params", error.message, { cursor: true });
     default:

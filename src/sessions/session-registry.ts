@@ -72,6 +72,57 @@ export class SessionRegistry {
     }
   }
 
+  /**
+   * Runs `work` with session `id` as it is now: the live session when it is
+   * open in this process (after an opening under way), else `undefined` — and
+   * then no join opens it until `work` is done, so what `work` does to the
+   * stored session cannot race a journal opened beside it.
+   */
+  async withSession<T>(id: string, work: (live: LiveSession | undefined) => Promise<T>): Promise<T> {
+    for (;;) {
+      if (await this.#settledChange(id)) continue;
+      const live = this.#sessions.get(id);
+      return live ? await work(live) : await this.#holding(id, () => work(undefined));
+    }
+  }
+
+  /**
+   * Releases session `id` when it is live (its turn cancelled and awaited, its
+   * journal closed), then runs `work` before any join may open it again.
+   */
+  async whileReleased<T>(id: string, reason: string, work: () => Promise<T>): Promise<T> {
+    while (await this.#settledChange(id));
+    const live = this.#sessions.get(id);
+    this.#sessions.delete(id);
+    return await this.#holding(id, async () => {
+      await live?.close(reason);
+      return await work();
+    });
+  }
+
+  /** Waits for an opening or closing of `id` under way; false when there was none. */
+  async #settledChange(id: string): Promise<boolean> {
+    const change = this.#closing.get(id) ?? this.#opening.get(id);
+    if (!change) return false;
+    await change.catch(() => undefined);
+    return true;
+  }
+
+  /** Runs `task` as if `id` were closing: joins and releases of it wait until it is done. */
+  async #holding<T>(id: string, task: () => Promise<T>): Promise<T> {
+    const running = task();
+    const held = running.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#closing.set(id, held);
+    try {
+      return await running;
+    } finally {
+      if (this.#closing.get(id) === held) this.#closing.delete(id);
+    }
+  }
+
   /** Cancels a session's turn, waits for it, closes its journal and forgets it. */
   async release(id: string): Promise<void> {
     const session = this.#sessions.get(id);

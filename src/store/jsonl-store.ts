@@ -21,6 +21,7 @@ import {
 } from "../runtime/fs.ts";
 import { dirname, join } from "../runtime/path.ts";
 import { redactValue } from "../runtime/secrets.ts";
+import { archiveMarkerOf, writeArchiveMarker } from "./archive-marker.ts";
 import { cwdSlug } from "./cwd-slug.ts";
 import { parseHeader, parseJournal } from "./journal-reader.ts";
 import { JsonlJournal, openJournalOf } from "./jsonl-journal.ts";
@@ -208,6 +209,7 @@ export function createJsonlStore(dir: string, options: JsonlStoreOptions = {}): 
         await removeFile(file);
         openJournalOf(file)?.markDeleted();
         await removeTree(outputsOf(file));
+        await removeFile(archiveMarkerOf(file));
         known.delete(id);
         if (!lock) await removeFile(lockPath);
         await syncDirectoryEntries(dirname(file));
@@ -215,6 +217,21 @@ export function createJsonlStore(dir: string, options: JsonlStoreOptions = {}): 
         throw ioError(id, "delete", error);
       } finally {
         await lock?.release();
+      }
+    },
+
+    async setArchived(id, archived) {
+      assertSessionId(id);
+      const file = await requireFile(id);
+      if (archived) {
+        // Archiving ends a session's work: one that another process is running cannot be archived from here.
+        const state = await inspectLock(`${file}.lock`, locks());
+        if (state.kind === "other") throw lockedError(id, state);
+      }
+      try {
+        await writeArchiveMarker(file, archived);
+      } catch (error) {
+        throw ioError(id, archived ? "archive" : "unarchive", error);
       }
     },
 

@@ -15,15 +15,16 @@ export const TITLE_WINDOW_BYTES = 64 * 1024;
 
 /**
  * The summary of one session file as it was at least at the time `info`
- * (its size and mtime, taken before this call) describes. Null when the file
- * is not a session this version can list (no or a corrupt header, another
- * id, a newer format); rejects when it cannot be read at all.
+ * (its size and mtime, taken before this call) describes, all but the
+ * archived flag (kept beside the file, see archive-marker.ts). Null when the
+ * file is not a session this version can list (no or a corrupt header,
+ * another id, a newer format); rejects when it cannot be read at all.
  */
 export async function readSessionSummary(
   file: string,
   expectedId: string,
   info: { size: number; mtimeMs: number },
-): Promise<SessionSummary | null> {
+): Promise<Omit<SessionSummary, "archived"> | null> {
   const headBytes = await readFileHead(file, TITLE_WINDOW_BYTES);
   const head = new TextDecoder().decode(headBytes);
   // Judged by what was read: the file may have grown since `info` was taken.

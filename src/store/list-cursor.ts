@@ -4,7 +4,8 @@
  * after it even when sessions share a timestamp.
  * @module
  */
-import { StoreError, type SessionSummary } from "./types.ts";
+import { passesArchiveFilter } from "./archive-marker.ts";
+import { StoreError, type ListOptions, type SessionSummary } from "./types.ts";
 
 /** Page size when `list` is given no limit. */
 export const DEFAULT_LIST_LIMIT = 50;
@@ -48,15 +49,15 @@ export function compareSummaries(a: CursorPosition, b: CursorPosition): number {
 /** Filters, sorts and cuts one page out of every summary. */
 export function pageOf(
   all: readonly SessionSummary[],
-  options: { cwd?: string; cursor?: string; limit?: number } = {},
+  options: ListOptions = {},
 ): { sessions: SessionSummary[]; nextCursor?: string } {
   return pageOfSorted([...all].sort(compareSummaries), options);
 }
 
-/** Cuts one page out of summaries already in list order (`compareSummaries`), starting strictly after the cursor. */
+/** Cuts one page out of summaries already in list order (`compareSummaries`), starting strictly after the cursor; `cwd` and `archived` filter before the cut. */
 export function pageOfSorted(
   sorted: readonly SessionSummary[],
-  options: { cwd?: string; cursor?: string; limit?: number } = {},
+  options: ListOptions = {},
 ): { sessions: SessionSummary[]; nextCursor?: string } {
   const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
   const limit = normaliseLimit(options.limit);
@@ -65,6 +66,7 @@ export function pageOfSorted(
   for (let i = after === undefined ? 0 : firstAfter(sorted, after); i < sorted.length; i++) {
     const summary = sorted[i] as SessionSummary;
     if (options.cwd !== undefined && summary.cwd !== options.cwd) continue;
+    if (!passesArchiveFilter(summary.archived, options.archived)) continue;
     if (sessions.length === limit) {
       more = true;
       break;

@@ -50,7 +50,13 @@ export function serialiseIndex(entries: Iterable<IndexEntry>): string {
     const summary =
       s === null
         ? null
-        : { cwd: s.cwd, additionalDirectories: s.additionalDirectories, createdAt: s.createdAt, ...(s.title === undefined ? {} : { title: s.title }) };
+        : {
+            cwd: s.cwd,
+            additionalDirectories: s.additionalDirectories,
+            createdAt: s.createdAt,
+            ...(s.title === undefined ? {} : { title: s.title }),
+            ...(s.archived ? { archived: true } : {}),
+          };
     rows.push({ id: e.id, size: e.size, mtimeMs: e.mtimeMs, ctimeMs: e.ctimeMs, ino: e.ino, checkedAt: e.checkedAt, summary });
   }
   return `${JSON.stringify({ format: FORMAT_NAME, version: LIST_INDEX_VERSION, entries: rows })}\n`;
@@ -85,7 +91,7 @@ function entryOf(row: unknown): IndexEntry | undefined {
   const key = { id, size, mtimeMs, ctimeMs, ino, checkedAt };
   if (summary === null) return { ...key, summary: null };
   if (!isRecord(summary)) return undefined;
-  const { cwd, additionalDirectories, createdAt, title } = summary;
+  const { cwd, additionalDirectories, createdAt, title, archived = false } = summary;
   const updatedAt = isoOf(mtimeMs);
   if (
     typeof cwd !== "string" ||
@@ -93,6 +99,7 @@ function entryOf(row: unknown): IndexEntry | undefined {
     !Array.isArray(additionalDirectories) ||
     !additionalDirectories.every((d) => typeof d === "string") ||
     (title !== undefined && typeof title !== "string") ||
+    typeof archived !== "boolean" ||
     updatedAt === undefined
   ) {
     return undefined;
@@ -104,6 +111,7 @@ function entryOf(row: unknown): IndexEntry | undefined {
     ...(title === undefined ? {} : { title }),
     createdAt,
     updatedAt,
+    archived,
   };
   return { ...key, summary: parsed };
 }

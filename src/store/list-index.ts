@@ -17,6 +17,7 @@
  */
 import { fileVersionSync, isNotFound, readDirSync, readTextFile, removeFile, replaceFileUnsynced, stat, type FileVersion } from "../runtime/fs.ts";
 import { join, sep } from "../runtime/path.ts";
+import { ARCHIVED_SUFFIX } from "./archive-marker.ts";
 import { readSessionSummary } from "./jsonl-summary.ts";
 import { LIST_INDEX_NAME, MAX_INDEX_FILE_BYTES, parseIndex, serialiseIndex, type FileKey, type IndexEntry } from "./list-index-file.ts";
 import { isValidSessionId } from "./session-id.ts";
@@ -45,10 +46,11 @@ export interface ListIndex {
   retainOnly(present: ReadonlySet<string>): void;
 }
 
-/** A folder's session files: ids and their paths, in the same order. */
+/** A folder's session files: ids and their paths, in the same order, and the ids whose archive marker is there. */
 interface Listing {
   ids: string[];
   files: string[];
+  archived: ReadonlySet<string>;
 }
 
 type DiskState = "unread" | "missing" | "invalid" | "valid" | "newer";
@@ -128,7 +130,7 @@ async function refresh(folder: string, state: FolderState, racyMs: number): Prom
     }
   }
   const unchecked = new Set<string>();
-  const toRead: Array<{ id: string; file: string; version: FileVersion }> = [];
+  const toRead: Array<{ id: string; file: string; version: FileVersion; archived: boolean }> = [];
   for (let i = 0; i < listing.ids.length; i++) {
     if (i > 0 && i % STAT_BATCH === 0) await yieldToEventLoop();
     const id = listing.ids[i] as string;
@@ -142,7 +144,15 @@ async function refresh(folder: string, state: FolderState, racyMs: number): Prom
       changed = true;
       continue;
     }
-    const entry = state.entries.get(id);
+    let entry = state.entries.get(id);
+    const archived = listing.archived.has(id);
+    if (entry?.summary && entry.summary.archived !== archived) {
+      // Archived or taken out of the archive since: the marker decides, the journal need not be read again.
+      entry = { ...entry, summary: { ...entry.summary, archived } };
+      state.entries.set(id, entry);
+      state.changes++;
+      changed = true;
+    }
     if (!version?.isFile) {
       // Gone since the folder was listed.
       if (entry) {
@@ -153,17 +163,18 @@ async function refresh(folder: string, state: FolderState, racyMs: number): Prom
       continue;
     }
     if (entry && sameKey(entry, version, racyMs) && !isRacy(entry, racyMs)) continue;
-    toRead.push({ id, file, version });
+    toRead.push({ id, file, version, archived });
   }
 
   const uncached: SessionSummary[] = [];
   for (let i = 0; i < toRead.length; i += READ_CONCURRENCY) {
     await Promise.all(
-      toRead.slice(i, i + READ_CONCURRENCY).map(async ({ id, file, version }) => {
+      toRead.slice(i, i + READ_CONCURRENCY).map(async ({ id, file, version, archived }) => {
         changed = true;
         let summary: SessionSummary | null;
         try {
-          summary = await readSessionSummary(file, id, version);
+          const read = await readSessionSummary(file, id, version);
+          summary = read && { ...read, archived };
         } catch {
           // Vanished since the stat, or unreadable now: left out of this answer, read again next time.
           state.entries.delete(id);
@@ -217,8 +228,8 @@ async function currentListing(folder: string, state: FolderState, racyMs: number
   return { ...state.listing, fresh: true };
 }
 
-/** The session ids whose files a folder holds (with their paths), and leftover temporary index files; undefined when it cannot be listed. */
-async function sessionFilesOf(folder: string): Promise<{ ids: string[]; files: string[]; temporaries: string[] } | undefined> {
+/** The session ids whose files a folder holds (with their paths), those archived, and leftover temporary index files; undefined when it cannot be listed. */
+async function sessionFilesOf(folder: string): Promise<(Listing & { temporaries: string[] }) | undefined> {
   let names;
   try {
     names = readDirSync(folder);
@@ -229,6 +240,7 @@ async function sessionFilesOf(folder: string): Promise<{ ids: string[]; files: s
   const ids: string[] = [];
   const files: string[] = [];
   const temporaries: string[] = [];
+  const archived = new Set<string>();
   const prefix = `${folder}${sep}`;
   for (const entry of names) {
     if (entry.isFile && entry.name.endsWith(SUFFIX)) {
@@ -237,11 +249,14 @@ async function sessionFilesOf(folder: string): Promise<{ ids: string[]; files: s
         ids.push(id);
         files.push(`${prefix}${entry.name}`);
       }
+    } else if (entry.isFile && entry.name.endsWith(ARCHIVED_SUFFIX)) {
+      // Only a regular file is a marker (a link or folder of that name is not); one without its journal is ignored.
+      archived.add(entry.name.slice(0, -ARCHIVED_SUFFIX.length));
     } else if (entry.isFile && TEMPORARY_NAME.test(entry.name)) {
       temporaries.push(entry.name);
     }
   }
-  return { ids, files, temporaries };
+  return { ids, files, archived, temporaries };
 }
 
 async function loadIndexFile(folder: string, state: FolderState): Promise<void> {

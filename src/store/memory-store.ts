@@ -26,6 +26,7 @@ interface MemorySession {
   /** Entries as read back from the lines a file would hold. */
   entries: StoredEntry[];
   updatedAt: string;
+  archived?: boolean;
   journal?: SessionJournal;
 }
 
@@ -119,9 +120,15 @@ export function createMemoryStore(): SessionStore {
           ...(title === undefined ? {} : { title }),
           createdAt: s.header.createdAt,
           updatedAt: s.updatedAt,
+          archived: s.archived === true,
         };
       });
       return pageOf(summaries, options);
+    },
+
+    async setArchived(id, archived) {
+      // Nothing here is shared with another process, so nothing can refuse.
+      find(id).archived = archived;
     },
 
     async delete(id) {

@@ -27,12 +27,13 @@ async function serialized<T>(title: string, task: () => Promise<T>): Promise<T> 
 }
 
 /**
- * Every session of the store, in one call: one snapshot (pages could miss a
+ * Every session of the store, archived ones included, in one call: one snapshot (pages could miss a
  * session written to between them, see docs/storage.md), and one check of
  * the files instead of one per page.
  */
 export async function listAllSessions(store: SessionStore): Promise<SessionSummary[]> {
-  const page = await store.list({ limit: Number.MAX_SAFE_INTEGER });
+  // Archived sessions keep their titles: a title names one session, archived or not.
+  const page = await store.list({ limit: Number.MAX_SAFE_INTEGER, archived: "include" });
   return page.sessions;
 }
 

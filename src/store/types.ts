@@ -37,6 +37,22 @@ export interface SessionSummary {
   title?: string;
   createdAt: string;
   updatedAt: string;
+  /** Archived sessions are left out of `list` unless asked for (see `ArchiveFilter`). */
+  archived: boolean;
+}
+
+/** Which sessions `list` returns by their archived flag: not archived (the default), all, or only archived ones. */
+export type ArchiveFilter = "exclude" | "include" | "only";
+
+/** What `list` is asked for. */
+export interface ListOptions {
+  /** Only sessions of this cwd (exact). */
+  cwd?: string;
+  cursor?: string;
+  /** Page size (default 50). */
+  limit?: number;
+  /** Default `exclude`: archived sessions are left out. */
+  archived?: ArchiveFilter;
 }
 
 /** A whole session as read back. */
@@ -68,8 +84,13 @@ export interface SessionStore {
   read(id: string): Promise<LoadedSession>;
   /** Reads only a session's header, however long its conversation (checks such as a WebSocket upgrade's). */
   header(id: string): Promise<SessionHeader>;
-  /** Newest first by updatedAt; `cwd` filters exactly; pages of `limit` (default 50); `nextCursor` when more remain. */
-  list(options?: { cwd?: string; cursor?: string; limit?: number }): Promise<{ sessions: SessionSummary[]; nextCursor?: string }>;
+  /** Newest first by updatedAt; `cwd` and `archived` filter before paging; pages of `limit` (default 50); `nextCursor` when more remain. */
+  list(options?: ListOptions): Promise<{ sessions: SessionSummary[]; nextCursor?: string }>;
+  /**
+   * Archives a session or takes it out of the archive (durable when this resolves); idempotent.
+   * Unknown id: StoreError("not_found"). Archiving a session open (locked) in ANOTHER live process is refused with StoreError("locked").
+   */
+  setArchived(id: string, archived: boolean): Promise<void>;
   /** Idempotent; a session that is open (locked) in ANOTHER live process is refused with StoreError("locked"). */
   delete(id: string): Promise<void>;
   /** Whether a session with this id exists. */

@@ -154,6 +154,8 @@ export interface Workspace {
 export interface ToolContext {
   workspace: Workspace;
   signal: AbortSignal;
+  /** The call being run (a tool that asks the user ties its question to it). */
+  toolCallId?: string;
   /** The user or the approval mode allowed this call to reach outside the session's directories. */
   outsideRootsApproved?: boolean;
   /** The permission rules' verdict on each path a walk reaches (absent: every path may be touched). */

@@ -43,6 +43,12 @@ const SCRIPT = [
   // markup as text
   { text: `Look: ${XSS_TEXT} and \`<b>code</b>\``, toolCalls: [{ id: "x1", name: "write", input: { path: XSS_FILE, content: "x" } }] },
   { text: "ok" },
+  // questions from the ask tool
+  { toolCalls: [{ id: "q1", name: "ask", input: { question: "Which colour?", choices: ["red", "green"] } }] },
+  { toolCalls: [{ id: "q2", name: "ask", input: { question: "Which days?", choices: ["mon", "tue", "wed"], multiple: true } }] },
+  { toolCalls: [{ id: "q3", name: "ask", input: { question: "Any notes?" } }] },
+  { toolCalls: [{ id: "q4", name: "ask", input: { question: "Proceed?", choices: ["yes", "no"] } }] },
+  { text: "asked everything" },
 ];
 
 async function shot(page: Page, name: string) {
@@ -286,5 +292,39 @@ describe.each(RUNTIMES)("the console in Chromium against serve on %s", (runtime)
     await b.locator(".notice", { hasText: "Deleted." }).waitFor();
     expect(await b.locator(".session", { hasText: "renamed in the console" }).count()).toBe(0);
     expect((await fetch(`${server.url}/v1/sessions/${encodeURIComponent("renamed in the console")}`, { headers: bearer(TOKEN) })).status).toBe(404);
+  }, 60_000);
+
+  test("the model's questions open as forms: one choice, several, free text, declined; each answer reaches the model", async () => {
+    // The tab the user looks at (a background tab's frames are throttled).
+    await a.bringToFront();
+    await a.setViewportSize({ width: 1280, height: 860 });
+    const prompt = a.getByRole("textbox", { name: "Prompt" });
+    await prompt.fill("ask me things");
+    await prompt.press("Enter");
+
+    const question = a.locator("dialog.question[open]");
+    await question.locator("h2", { hasText: "Which colour?" }).waitFor();
+    await shot(a, `question${suffix}`);
+    await question.getByLabel("green").check();
+    await question.getByRole("button", { name: "Send" }).click();
+
+    await question.locator("h2", { hasText: "Which days?" }).waitFor();
+    await question.getByLabel("mon").check();
+    await question.getByLabel("wed").check();
+    await question.getByRole("button", { name: "Send" }).click();
+
+    await question.locator("h2", { hasText: "Any notes?" }).waitFor();
+    await question.getByLabel("Your answer").fill("looks fine");
+    await question.getByRole("button", { name: "Send" }).click();
+
+    await question.locator("h2", { hasText: "Proceed?" }).waitFor();
+    await question.getByRole("button", { name: "Decline" }).click();
+
+    await a.locator(".entry.agent", { hasText: "asked everything" }).waitFor();
+    expect(await a.locator('[data-tool-call="q1"]').textContent()).toContain('The user chose: "green"');
+    expect(await a.locator('[data-tool-call="q2"]').textContent()).toContain('The user chose: "mon", "wed"');
+    expect(await a.locator('[data-tool-call="q3"]').textContent()).toContain("The user answered:\nlooks fine");
+    expect(await a.locator('[data-tool-call="q4"]').textContent()).toContain("The user declined to answer the question.");
+    expect(await a.locator("dialog[open]").count()).toBe(0);
   }, 60_000);
 });

@@ -1,7 +1,9 @@
 /**
  * The handshake middleware of the app on each runtime: every refusal keeps
- * its status, headers and JSON body; the selected subprotocol is always
- * `agent-client-protocol.v1` even when the token entry comes first; a TCP
+ * its status, headers and JSON body; a client that offers no subprotocol is
+ * served without one, one that offers several gets `agent-client-protocol.v1`
+ * when it is among them, and the token entry is never echoed, whatever its
+ * place; one that offers only others is refused 426; a TCP
  * reset while an upgrade is being decided leaves the server up; and SIGTERM
  * at each moment of start-up ends the process with 0.
  */
@@ -47,6 +49,8 @@ describe.each(RUNTIMES)("serve handshake on %s", (runtime) => {
     await expectRefusal(await tryUpgrade(`${ws}/healthz`, { protocols: [SUBPROTOCOL], headers: bearer(TOKEN) }), 404, "route_not_found");
     await expectRefusal(await tryUpgrade(`${ws}/v1/session/no-such-session/apc`, { protocols: [SUBPROTOCOL], headers: bearer(TOKEN) }), 404, "session_not_found");
     await expectRefusal(await tryUpgrade(`${ws}/acp`, { protocols: ["something.else"], headers: bearer(TOKEN) }), 426, "acp_subprotocol_required", { "sec-websocket-protocol": /^agent-client-protocol\.v1$/ });
+    // The token entry alone is no subprotocol the server may answer with: refused, never echoed.
+    await expectRefusal(await tryUpgrade(`${ws}/acp`, { protocols: [`acp.bearer.${TOKEN}`] }), 426, "acp_subprotocol_required", { "sec-websocket-protocol": /^agent-client-protocol\.v1$/ });
     const created = await (
       await fetch(`${server.url}/v1/sessions`, { method: "POST", headers: { ...bearer(TOKEN), "content-type": "application/json" }, body: JSON.stringify({ cwd: sandbox.project }) })
     ).json();
@@ -67,6 +71,33 @@ describe.each(RUNTIMES)("serve handshake on %s", (runtime) => {
       expect(opened).toMatchObject({ ok: true, protocol: SUBPROTOCOL });
       if (opened.ok) opened.ws.close();
       await waitFor(async () => (await (await fetch(`${server.url}/v1/capabilities`, { headers: bearer(TOKEN) })).json()).connections.open === 0, 5000, "the socket to close");
+    }
+  });
+
+  test("subprotocol negotiation: none offered is served with none; ours among several is selected; never a token entry", async () => {
+    const created = await (
+      await fetch(`${server.url}/v1/sessions`, { method: "POST", headers: { ...bearer(TOKEN), "content-type": "application/json" }, body: JSON.stringify({ cwd: sandbox.project }) })
+    ).json();
+    const cases: Array<[string[] | undefined, string]> = [
+      [undefined, ""],
+      [["graphql-ws", SUBPROTOCOL, "wamp"], SUBPROTOCOL],
+      [[SUBPROTOCOL, `acp.bearer.${TOKEN}`], SUBPROTOCOL],
+      [[`acp.bearer.${TOKEN}`, "other.v2", SUBPROTOCOL], SUBPROTOCOL],
+    ];
+    for (const path of ["/acp", `/v1/session/${created.id}/apc`]) {
+      for (const [protocols, selected] of cases) {
+        const viaHeader = !protocols?.some((p) => p.startsWith("acp.bearer."));
+        const opened = await tryUpgrade(`${server.wsUrl}${path}`, { ...(protocols ? { protocols } : {}), ...(viaHeader ? { headers: bearer(TOKEN) } : {}) });
+        expect({ path, protocols, opened: opened.ok, protocol: opened.ok ? opened.protocol : undefined }).toEqual({ path, protocols, opened: true, protocol: selected });
+        if (!opened.ok) continue;
+        // A working ACP connection either way.
+        const rpc = rawSocket(opened.ws);
+        rpc.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+        expect((await rpc.response(1)).result.protocolVersion).toBe(1);
+        opened.ws.close();
+        await rpc.closed;
+        await waitFor(async () => (await (await fetch(`${server.url}/v1/capabilities`, { headers: bearer(TOKEN) })).json()).connections.open === 0, 5000, "the socket to close");
+      }
     }
   });
 

@@ -40,7 +40,7 @@ describe.each(RUNTIMES)("serve over HTTP on %s", (runtime) => {
     expect(server.proc.stderr()).toContain("bearer token: environment variable ACP_EDGE_TOKEN");
   });
 
-  test("handshake failures in order: 401 → 404 → 426 → 409 → 503", async () => {
+  test("handshake failures in order: 401 → 404 → 426 (offers only other subprotocols) → 409 → 503", async () => {
     const noToken = await tryUpgrade(`${server.wsUrl}/nowhere`, { protocols: [SUBPROTOCOL] });
     expect(noToken).toMatchObject({ ok: false, status: 401 });
     expect(!noToken.ok && noToken.headers["www-authenticate"]).toContain("Bearer");
@@ -54,9 +54,9 @@ describe.each(RUNTIMES)("serve over HTTP on %s", (runtime) => {
     expect(noSession).toMatchObject({ ok: false, status: 404 });
     expect(!noSession.ok && JSON.parse(noSession.body).error.code).toBe("session_not_found");
 
-    const noProtocol = await tryUpgrade(`${server.wsUrl}/acp`, { headers: bearer(TOKEN) });
-    expect(noProtocol).toMatchObject({ ok: false, status: 426 });
-    expect(!noProtocol.ok && JSON.parse(noProtocol.body).error.code).toBe("acp_subprotocol_required");
+    const otherProtocol = await tryUpgrade(`${server.wsUrl}/acp`, { protocols: ["graphql-ws"], headers: bearer(TOKEN) });
+    expect(otherProtocol).toMatchObject({ ok: false, status: 426 });
+    expect(!otherProtocol.ok && JSON.parse(otherProtocol.body).error.code).toBe("acp_subprotocol_required");
 
     const created = await (await rest("/v1/sessions", { method: "POST", body: JSON.stringify({ cwd: sandbox.project, title: "capacity" }) })).json();
     const stale = await tryUpgrade(`${server.wsUrl}/v1/session/${created.id}/apc?generation=${created.generation + 1}`, { protocols: [SUBPROTOCOL], headers: bearer(TOKEN) });

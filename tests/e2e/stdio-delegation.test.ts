@@ -49,7 +49,10 @@ describe.each(RUNTIMES)("delegation on %s", (runtime) => {
       const bashEvents = toolEvents(s.updates(), "b1");
       expect(bashEvents.some((u) => JSON.stringify(u).includes('{"type":"terminal","terminalId":"term_1"}'))).toBe(true);
       expect(finalStatus(s.updates(), "b1")).toBe("failed");
-      expect((bashEvents.at(-1) as { rawOutput?: { exitCode?: number } }).rawOutput?.exitCode).toBe(4);
+      const last = bashEvents.at(-1) as { rawOutput?: unknown; _meta?: Record<string, { exitCode?: number }> };
+      expect(last._meta?.["acp-edge/summary"]?.exitCode).toBe(4);
+      // What the model was told, terminal output included, while the content stays the editor's terminal.
+      expect(JSON.stringify(last.rawOutput)).toContain("from-the-command");
       expect(s.client.clientRequests).toEqual(expect.arrayContaining(["fs/read_text_file", "fs/write_text_file", "terminal/create", "terminal/wait_for_exit", "terminal/output", "terminal/release"]));
     } finally {
       s.close();

@@ -118,7 +118,8 @@ describe.each(RUNTIMES)("stdio protocol on %s", (runtime) => {
 
   test("unknown methods get -32601 and the connection goes on", async () => {
     await rpcError(client.agent.request("_acme/ping", {}), -32601);
-    await rpcError(client.agent.request("session/set_model", { sessionId, modelId: "faux/echo" }), -32601);
+    // An unstable method acp-edge does not serve (session/set_model is served now: see stdio-session-surface.test.ts).
+    await rpcError(client.agent.request("providers/list" as "_acme/ping", {}), -32601);
   });
 
   test("session/close ends the session", async () => {

@@ -19,8 +19,13 @@ export interface TestClient {
   close(): void;
 }
 
+/** Answers `elicitation/create`; `signal` aborts when the agent cancels the request (`$/cancel_request`). */
+export type ElicitationAnswer = (params: acp.CreateElicitationRequest, signal: AbortSignal) => unknown;
+
 export interface ClientOptions {
   onPermission?: PermissionAnswer;
+  /** Serve `elicitation/create` (the client must also advertise `elicitation` at initialize). */
+  onElicitation?: ElicitationAnswer;
   /** Serve `fs/*` requests (the client must also advertise them at initialize). */
   fs?: EditorFs;
   /** Serve `terminal/*` requests. */
@@ -48,7 +53,10 @@ export function connectStream(byStream: acp.Stream, options: ClientOptions = {})
     .onRequest(acp.methods.client.session.requestPermission, async ({ params }) =>
       options.onPermission ? await options.onPermission(params) : { outcome: { outcome: "cancelled" } },
     );
-  const { fs, terminals } = options;
+  const { fs, terminals, onElicitation } = options;
+  if (onElicitation) {
+    app.onRequest(acp.methods.client.elicitation.create, async ({ params, signal }) => (await onElicitation(params, signal)) as acp.CreateElicitationResponse);
+  }
   if (fs) {
     app.onRequest(acp.methods.client.fs.readTextFile, ({ params }) => readTextFile(fs, params));
     app.onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => writeTextFile(fs, params));

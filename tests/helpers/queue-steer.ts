@@ -3,26 +3,17 @@
  * agent at the fake model server (OpenAI-compatible chat), the conversation a
  * model request carried, and the `_session/steering` request.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { acp, type TestClient } from "./acp-client.ts";
 import type { Sandbox } from "./agent-process.ts";
 import type { FakeModelServer, RecordedRequest } from "./fake-model-server.ts";
+import { useFakeProvider } from "./fake-provider.ts";
 
 /** The model the suites use: `local/fake` on the fake server. */
 export const FAKE_MODEL = "local/fake";
 
 /** Writes settings.json so `local/fake` is the fake server (no retries; `contextWindow` as given). */
 export function useFakeModel(sandbox: Sandbox, server: FakeModelServer, options: { contextWindow?: number; extra?: Record<string, unknown> } = {}): void {
-  const settings = {
-    defaultModel: FAKE_MODEL,
-    maxRetries: 0,
-    providers: {
-      local: { api: "openai-compatible", baseUrl: `${server.url}/v1`, models: [{ id: "fake", contextWindow: options.contextWindow ?? 200_000 }] },
-    },
-    ...options.extra,
-  };
-  writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify(settings));
+  useFakeProvider(sandbox.home, server, { models: [{ id: "fake", contextWindow: options.contextWindow ?? 200_000 }], ...(options.extra ? { extra: options.extra } : {}) });
 }
 
 /** Text of a chat message's content (a string or a list of parts). */

@@ -70,7 +70,7 @@ describe("deferred handlers", () => {
       await Promise.all([deferred.prepare(), deferred.prepare()]);
       expect(loads).toBe(1);
       return await Promise.all([
-        agent.request(acp.methods.agent.session.list, {}),
+        agent.request(acp.methods.agent.session.list, { cwd: "/" }),
         agent.request(acp.methods.agent.session.close, { sessionId: "sess_x" }),
       ]);
     });
@@ -115,11 +115,11 @@ describe("deferred handlers", () => {
       return echoEveryMethod;
     });
     const [first, second] = await withClient(app, async (agent) => [
-      await agent.request(acp.methods.agent.session.list, {}).then(
+      await agent.request(acp.methods.agent.session.list, { cwd: "/" }).then(
         () => "answered",
         (error: unknown) => error,
       ),
-      await agent.request(acp.methods.agent.session.list, {}),
+      await agent.request(acp.methods.agent.session.list, { cwd: "/" }),
     ]);
     expect(first).toMatchObject({ code: -32603 });
     expect((second as { _meta: { method: string } })._meta.method).toBe("session/list");

@@ -5,12 +5,12 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cwdSlug } from "../../src/store/cwd-slug.ts";
 import { createJsonlStore } from "../../src/store/jsonl-store.ts";
-import { LIST_INDEX_NAME } from "../../src/store/list-index-file.ts";
+import { LIST_INDEX_NAME, parseIndex, serialiseIndex } from "../../src/store/list-index-file.ts";
 import type { SessionStore, SessionSummary } from "../../src/store/types.ts";
 import { ROOT } from "../helpers/agent-process.ts";
 
@@ -230,6 +230,46 @@ describe("list index", () => {
     expect(added).toBeGreaterThan(3);
     expect(seen.filter((id) => id.startsWith("sess_old"))).toEqual(before);
     expect(new Set(seen).size).toBe(seen.length);
+  });
+
+  test("archive markers set and cleared through the store or by hand are listed as the markers say, warm and from the index file", async () => {
+    const dir = freshDir();
+    const folder = join(dir, cwdSlug("/srv/project"));
+    for (let i = 0; i < 6; i++) writeSession(dir, `sess_${i}`, { title: `t${i}`, mtime: ago(100 + i) });
+    const store = cachingStore(dir);
+    const flags = async (which: SessionStore) =>
+      Object.fromEntries((await which.list({ archived: "include", limit: 100 })).sessions.map((s) => [s.id, s.archived]));
+    const none = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`sess_${i}`, false]));
+    await settle();
+    expect(await flags(store)).toEqual(none);
+
+    await store.setArchived("sess_1", true);
+    writeFileSync(join(folder, "sess_2.archived"), "");
+    // Not markers: a folder and a link of that name, and a marker whose journal does not exist.
+    mkdirSync(join(folder, "sess_3.archived"));
+    symlinkSync(join(folder, "sess_2.archived"), join(folder, "sess_4.archived"));
+    writeFileSync(join(folder, "sess_zz.archived"), "");
+    await settle();
+    const archived = { ...none, sess_1: true, sess_2: true };
+    expect(await flags(store)).toEqual(archived);
+    expect(await flags(cachingStore(dir))).toEqual(archived);
+    expect((await store.list()).sessions.map((s) => s.id).sort()).toEqual(["sess_0", "sess_3", "sess_4", "sess_5"]);
+    expect((await store.list({ archived: "only" })).sessions.map((s) => s.id).sort()).toEqual(["sess_1", "sess_2"]);
+    // The index file keeps the flag with the summary (a cache: the markers decide, as above with a stale index).
+    const entries = [...Array.from({ length: 3 }, (_, i) => ({ id: `sess_${i}`, size: 1, mtimeMs: 1, ctimeMs: 1, ino: i, checkedAt: 2, summary: { id: `sess_${i}`, cwd: "/c", additionalDirectories: [], createdAt: "2025-01-01T00:00:00.000Z", updatedAt: "", archived: i === 1 } }))];
+    const parsed = parseIndex(serialiseIndex(entries));
+    expect(parsed.kind === "entries" && parsed.entries.map((e) => e.summary?.archived)).toEqual([false, true, false]);
+    expect(parseIndex(serialiseIndex(entries).replace('"archived":true', '"archived":"yes"')).kind).toBe("invalid");
+    // A marker path that is not a file cannot be archived over, and is left alone by unarchiving.
+    await expect(store.setArchived("sess_3", true)).rejects.toThrow(/not a regular file/);
+    await store.setArchived("sess_3", false);
+    expect(existsSync(join(folder, "sess_3.archived"))).toBe(true);
+
+    await store.setArchived("sess_1", false);
+    unlinkSync(join(folder, "sess_2.archived"));
+    await settle();
+    expect(await flags(store)).toEqual(none);
+    expect(await flags(cachingStore(dir))).toEqual(none);
   });
 
   test("a session file too big to cache in the index (a huge title) is still listed, every time", async () => {

@@ -57,6 +57,10 @@ describe("locks across hosts", () => {
       "session sess_x is open in another acp-edge process (pid 1 on host web-1); close it there first, or wait until its lock expires 1 s after its last heartbeat",
     );
     expect(await lockedBy(second.delete("sess_x"))).toContain("on host web-1");
+    // Archiving ends the session's work, which runs elsewhere: refused; taking it out of the archive is harmless.
+    expect(await lockedBy(second.setArchived("sess_x", true))).toContain("on host web-1");
+    await second.setArchived("sess_x", false);
+    expect((await second.list({ archived: "only" })).sessions).toEqual([]);
     expect(holderOf(lockPath)).toMatchObject({ pid: 1, host: { name: "web-1" }, instance: "a" });
 
     ageLock(lockPath, 1);

@@ -172,6 +172,29 @@ describe.each(stores)("%s store", (_name, makeStore) => {
     expect((await storeError(store.read("sess_del"))).code).toBe("not_found");
   });
 
+  test("archive: hidden from the default list, shown by include and only, idempotent, kept by a new store, gone with delete", async () => {
+    const store = makeStore();
+    for (const id of ["sess_arch_a", "sess_arch_b", "sess_arch_c"]) await (await store.create({ id, cwd: "/arch", additionalDirectories: [] })).close();
+    const ids = async (archived?: "exclude" | "include" | "only") =>
+      (await store.list({ cwd: "/arch", ...(archived ? { archived } : {}) })).sessions.map((s) => `${s.id}:${s.archived}`).sort();
+    expect(await ids()).toEqual(["sess_arch_a:false", "sess_arch_b:false", "sess_arch_c:false"]);
+    await store.setArchived("sess_arch_b", true);
+    await store.setArchived("sess_arch_b", true);
+    expect(await ids()).toEqual(["sess_arch_a:false", "sess_arch_c:false"]);
+    expect(await ids("exclude")).toEqual(["sess_arch_a:false", "sess_arch_c:false"]);
+    expect(await ids("include")).toEqual(["sess_arch_a:false", "sess_arch_b:true", "sess_arch_c:false"]);
+    expect(await ids("only")).toEqual(["sess_arch_b:true"]);
+    // Still there to read, open and page through.
+    expect((await store.read("sess_arch_b")).header.id).toBe("sess_arch_b");
+    await store.setArchived("sess_arch_b", false);
+    await store.setArchived("sess_arch_b", false);
+    await store.setArchived("sess_arch_c", true);
+    expect(await ids("only")).toEqual(["sess_arch_c:true"]);
+    expect((await storeError(store.setArchived("sess_arch_nope", true))).code).toBe("not_found");
+    await store.delete("sess_arch_c");
+    expect(await ids("include")).toEqual(["sess_arch_a:false", "sess_arch_b:false"]);
+  });
+
   test("a session's output directory is private, kept across calls and removed by delete", async () => {
     const store = makeStore();
     const journal = await store.create({ id: "sess_out", cwd: "/w", additionalDirectories: [] });
@@ -238,6 +261,8 @@ describe.each(stores)("%s store", (_name, makeStore) => {
       expect((await storeError(store.open(id))).code).toBe("not_found");
       expect((await storeError(store.read(id))).code).toBe("not_found");
       expect((await storeError(store.delete(id))).code).toBe("not_found");
+      expect((await storeError(store.setArchived(id, true))).code).toBe("not_found");
+      expect((await storeError(store.setArchived(id, false))).code).toBe("not_found");
       expect(await store.exists(id)).toBe(false);
     }
     expect((await store.list()).sessions).toEqual([]);

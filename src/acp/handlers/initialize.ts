@@ -10,6 +10,12 @@ import type { HandlerApp } from "../protocol-handlers.ts";
 import { methods, PROTOCOL_VERSION, type InitializeResponse } from "../sdk.ts";
 import type { AgentServices } from "../../sessions/services.ts";
 
+/** The unstable session methods (which the SDK's stable types do not name), advertised because they are served. */
+const UNSTABLE_SESSION_CAPABILITIES = {
+  any: { fork: {}, title: {}, archive: {}, status: {} },
+  scoped: { title: {}, archive: {}, status: {} },
+};
+
 /** Registers `initialize` (through `protocolHandlers`, which also gates every other method on it). */
 export function registerInitialize(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.initialize, parseInitializeParams, ({ params }): InitializeResponse => {
@@ -21,12 +27,15 @@ export function registerInitialize(app: HandlerApp, services: AgentServices, sta
         loadSession: true,
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
-        // A connection scoped to one durable session cannot delete or fork it (REST does that).
-        sessionCapabilities: (state.scope
-          ? { list: {}, resume: {}, close: {}, additionalDirectories: {} }
-          : { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {}, fork: {} }) as NonNullable<
-          InitializeResponse["agentCapabilities"]
-        >["sessionCapabilities"],
+        // A connection scoped to one durable session cannot delete or fork it (REST does that); title, archive and status reach its own session only.
+        sessionCapabilities: {
+          list: {},
+          resume: {},
+          close: {},
+          additionalDirectories: {},
+          ...(state.scope ? {} : { delete: {} }),
+          ...UNSTABLE_SESSION_CAPABILITIES[state.scope ? "scoped" : "any"],
+        },
         auth: { logout: {} },
         // A prompt sent while a turn runs waits for it (there is no standard flag yet; claude-agent-acp's).
         _meta: { claudeCode: { promptQueueing: true } },

@@ -21,6 +21,7 @@ import { promptChars, promptToContent } from "../prompt-content.ts";
 import type { HandlerApp } from "../protocol-handlers.ts";
 import { methods, type ContentBlock, type PromptResponse } from "../sdk.ts";
 import { attachedSession, checkScope } from "../session-access.ts";
+import { turnUsage } from "../turn-usage.ts";
 
 /** The first text block of a prompt without attachments, which may be a slash command. */
 function slashText(prompt: readonly ContentBlock[]): string | undefined {
@@ -48,6 +49,7 @@ export function registerPrompt(app: HandlerApp, services: AgentServices, state: 
     const leading = slashText(params.prompt);
     // The request's own cancellation, or the end of this client's input.
     const cancelled = eitherSignal(signal, state.inputEnded.signal);
+    const usage = turnUsage();
     try {
       const stopReason = await promptSession(services, live, {
         clientId: state.id,
@@ -56,9 +58,9 @@ export function registerPrompt(app: HandlerApp, services: AgentServices, state: 
         readPrompt: (text) => promptToContent(text === undefined ? params.prompt : [{ type: "text", text }, ...params.prompt.slice(1)], live.agent.workspace),
         signal: cancelled.signal,
         size: () => promptChars(params.prompt),
-        turn: clientTurnOptions(live, client, state),
+        turn: { ...clientTurnOptions(live, client, state), onUsage: usage.add },
       });
-      return { stopReason };
+      return { stopReason, ...usage.answer() };
     } catch (error) {
       throw failure(error, params.sessionId);
     } finally {

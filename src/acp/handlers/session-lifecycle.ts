@@ -5,7 +5,7 @@
  */
 import { AUTH_METHOD_ID, authRequired, invalidParams, sessionNotFound } from "../errors.ts";
 import type { ConnectionState } from "../connection-state.ts";
-import { configOptions, modeState } from "../config-options.ts";
+import { sessionSettings } from "../config-options.ts";
 import type { HandlerApp } from "../protocol-handlers.ts";
 import { methods } from "../sdk.ts";
 import type { AgentServices } from "../../sessions/services.ts";
@@ -27,7 +27,7 @@ export function registerSessionLifecycle(app: HandlerApp, services: AgentService
     const { startSession } = await import("../../sessions/start-session.ts");
     const live = await startSession(services, params, sessionClient(services, state, client));
     announceSession(state, requestId, client, live);
-    return { sessionId: live.id, modes: modeState(live), configOptions: configOptions(live, services) };
+    return { sessionId: live.id, ...sessionSettings(live, services) };
   });
 
   // Detaches this client; the session is released when no client is left (it stays on disk).

@@ -11,9 +11,11 @@ import { joinSession, type JoinRequest } from "../../sessions/join-session.ts";
 import type { LiveSession } from "../../sessions/live-session.ts";
 import type { AgentServices } from "../../sessions/services.ts";
 import { storeFailure } from "../../sessions/session-error.ts";
-import { configOptions, modeState } from "../config-options.ts";
+import { sessionSettings } from "../config-options.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { invalidParams } from "../errors.ts";
+import { META, ownParams } from "../own-params.ts";
+import { isArchiveFilter } from "../../store/archive-marker.ts";
 import type { JsonRpcId } from "../jsonrpc-envelope.ts";
 import type { HandlerApp } from "../protocol-handlers.ts";
 import { methods, type AgentContext } from "../sdk.ts";
@@ -28,11 +30,13 @@ const ForkParams = v.object({
   mcpServers: v.optional(v.array(v.unknown())),
 });
 
-function parseForkParams(raw: unknown): v.InferOutput<typeof ForkParams> {
-  const result = v.safeParse(ForkParams, raw);
-  if (!result.success) throw invalidParams(result.issues.map((i) => `${v.getDotPath(i) ?? "params"}: ${i.message}`).join("; "));
-  return result.output;
-}
+/** `session/list` with the unstable `archived` filter, which the SDK's stable schema would drop. */
+const ListParams = v.object({
+  cwd: v.optional(v.nullable(v.string())),
+  cursor: v.optional(v.nullable(v.string())),
+  archived: v.optional(v.nullable(v.string())),
+  _meta: META,
+});
 
 /** Shows the stored conversation to this client again, one `session/update` per step. */
 async function replay(client: AgentContext, live: LiveSession, history: readonly StoredEntry[]): Promise<void> {
@@ -62,16 +66,20 @@ export async function bindScopedSession(
   state.bound = true;
   if (history) await replay(client, live, history);
   announceSession(state, requestId, client, live);
-  return { sessionId: live.id, modes: modeState(live), configOptions: configOptions(live, services) };
+  return { sessionId: live.id, ...sessionSettings(live, services) };
 }
 
 /** Registers `session/list`, `session/load`, `session/resume` and `session/fork`. */
 export function registerStoredSessions(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
-  app.onRequest(methods.agent.session.list, async ({ params }) => {
+  app.onRequest(methods.agent.session.list, ownParams(ListParams), async ({ params }) => {
+    const archived = params.archived ?? "exclude";
+    // Values a later protocol may add (or `_`-prefixed extensions) are refused, never read as `exclude`.
+    if (!isArchiveFilter(archived)) throw invalidParams(`archived must be "exclude", "include" or "only", not ${JSON.stringify(archived.slice(0, 100))}`, { field: "archived" });
     try {
       const page = await services.store.list({
         ...(params.cwd ? { cwd: params.cwd } : {}),
         ...(params.cursor ? { cursor: params.cursor } : {}),
+        archived,
       });
       return {
         sessions: page.sessions.map((s) => ({
@@ -80,6 +88,7 @@ export function registerStoredSessions(app: HandlerApp, services: AgentServices,
           ...(s.additionalDirectories.length > 0 ? { additionalDirectories: s.additionalDirectories } : {}),
           title: s.title ?? null,
           updatedAt: s.updatedAt,
+          archived: s.archived,
         })),
         ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
       };
@@ -97,7 +106,7 @@ export function registerStoredSessions(app: HandlerApp, services: AgentServices,
     const { live, history } = await joinSession(services, params, joining, { history: true });
     await replay(client, live, history ?? []);
     announceSession(state, requestId, client, live);
-    return { modes: modeState(live), configOptions: configOptions(live, services) };
+    return sessionSettings(live, services);
   });
 
   app.onRequest(methods.agent.session.resume, async ({ params, client, requestId }) => {
@@ -108,13 +117,13 @@ export function registerStoredSessions(app: HandlerApp, services: AgentServices,
     const joining = joiningSessionClient(services, state, client, requestId);
     const { live } = await joinSession(services, params, joining, { history: false });
     announceSession(state, requestId, client, live);
-    return { modes: modeState(live), configOptions: configOptions(live, services) };
+    return sessionSettings(live, services);
   });
 
-  app.onRequest("session/fork", parseForkParams, async ({ params, client, requestId }) => {
+  app.onRequest("session/fork", ownParams(ForkParams), async ({ params, client, requestId }) => {
     if (state.scope) throw invalidParams(`this connection is scoped to session ${state.scope.sessionId}; fork it from /acp`);
     const live = await forkSession(services, params, sessionClient(services, state, client));
     announceSession(state, requestId, client, live);
-    return { sessionId: live.id, modes: modeState(live), configOptions: configOptions(live, services) };
+    return { sessionId: live.id, ...sessionSettings(live, services) };
   });
 }

@@ -5,6 +5,7 @@
  */
 import { guardConnection, type GuardedConnection, type GuardOptions, type MessageStreamPair } from "./connection-guard.ts";
 import { redactOutbound } from "./outbound-redaction.ts";
+import { cancelInOrder } from "./cancel-in-order.ts";
 import { newConnectionState, type ConnectionState, type SessionScope } from "./connection-state.ts";
 import { cancelTurnsOf, detachClient } from "../sessions/session-attach.ts";
 import { deferHandlers } from "./deferred-handlers.ts";
@@ -38,7 +39,7 @@ export function createAgentApp(
   scope?: SessionScope,
   sendSerialised?: (text: string) => Promise<void> | void,
 ): AgentAppHandle {
-  const state = newConnectionState(scope, guard.afterAnswer);
+  const state = newConnectionState(scope, guard.afterAnswer, guard.arrivalOf);
   if (sendSerialised) state.sendSerialised = sendSerialised;
   const app = acp.agent({ name: "acp-edge" });
   // Only `initialize` is compiled before the first answer; the rest loads once it is written (or on first use).
@@ -81,7 +82,11 @@ export function connectAgent(services: AgentServices, stream: MessageStreamPair,
     state.inputEnded.abort(new Error("the client disconnected"));
     cancelTurnsOf(services, state.id, state.sessions, "the client disconnected");
   };
-  const guard = guardConnection(redactOutbound(stream), { onInputEnd: cancelOwnTurns, ...watch });
+  // A cancel is applied as it arrives, in order with the messages around it (see cancel-in-order.ts).
+  const onSessionCancel = (sessionId: string, arrival: number) => {
+    if (state) cancelInOrder(services, state, sessionId, arrival);
+  };
+  const guard = guardConnection(redactOutbound(stream), { onInputEnd: cancelOwnTurns, onSessionCancel, ...watch });
   const handle = createAgentApp(services, guard, scope, stream.sendSerialised);
   state = handle.state;
   const connection: AgentConnection = handle.app.connect(guard as unknown as Stream);

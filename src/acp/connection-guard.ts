@@ -10,8 +10,11 @@
  * - at end of input every request already received is still answered: the
  *   caller cancels running turns, then the input closes once the responses
  *   are out, so `printf … | acp-edge agent stdio` loses nothing.
- * It also offers the events that order what the agent sends around its
- * answers: `afterAnswer` (run something once the answer to a request is
+ * It also keeps the order messages arrived in, which the SDK's concurrent
+ * dispatch loses: each request's place (`arrivalOf`), and each
+ * `session/cancel` reported as it passes (`onSessionCancel`), before anything
+ * sent after it is dispatched. It offers the events that order what the agent
+ * sends around its answers: `afterAnswer` (run something once the answer to a request is
  * written, e.g. the updates that must follow the response that opened a
  * session) and `answered` (every request received so far is answered, e.g.
  * before a shutdown closes the connection).
@@ -50,6 +53,8 @@ export interface GuardedConnection extends MessageStreamPair {
   afterAnswer(id: JsonRpcId, callback: () => void): void;
   /** Settles once every request received so far is answered, or the client is gone, or `boundMs` passed. */
   answered(boundMs?: number): Promise<void>;
+  /** The place in the arrival order of the request `id` that is outstanding (the latest, when a client reuses an id). */
+  arrivalOf(id: JsonRpcId): number | undefined;
 }
 
 export interface GuardOptions {
@@ -57,6 +62,11 @@ export interface GuardOptions {
   onInputEnd(): void;
   /** Called when the connection starts or stops owing its client an answer (a running turn is one). */
   onBusyChange?(busy: boolean): void;
+  /**
+   * Called for each `session/cancel` as it passes, with its place in the arrival order: before any message
+   * sent after it reaches the SDK, and after every message sent before it did.
+   */
+  onSessionCancel?(sessionId: string, arrival: number): void;
   /** Longest wait for outstanding answers after end of input. */
   drainTimeoutMs?: number;
   /** Longest time messages after `initialize` wait for its answer before they go on regardless. */
@@ -107,7 +117,11 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
       () => runAll(callbacks),
     );
   };
-  const received = (id: JsonRpcId) => {
+  // Every message that passes gets the next place; requests keep theirs until they are answered.
+  let arrivals = 0;
+  const arrivalOfRequest = new Map<JsonRpcId, number>();
+  const received = (id: JsonRpcId, arrival: number) => {
+    arrivalOfRequest.set(id, arrival);
     outstanding.set(id, (outstanding.get(id) ?? 0) + 1);
     if (outstanding.size === 1 && outstanding.get(id) === 1) options.onBusyChange?.(true);
   };
@@ -115,7 +129,10 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
     const count = outstanding.get(id as JsonRpcId);
     if (count === undefined) return;
     if (count > 1) outstanding.set(id as JsonRpcId, count - 1);
-    else outstanding.delete(id as JsonRpcId);
+    else {
+      outstanding.delete(id as JsonRpcId);
+      arrivalOfRequest.delete(id as JsonRpcId);
+    }
     if (outstanding.size === 0) options.onBusyChange?.(false);
     if (initialize && Object.is(initialize.id, id)) initialize.release();
     const callbacks = waiting.get(id as JsonRpcId);
@@ -131,6 +148,7 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
     gone = true;
     if (outstanding.size > 0) options.onBusyChange?.(false);
     outstanding.clear();
+    arrivalOfRequest.clear();
     initialize?.release();
     const callbacks = [...waiting.values()].flat();
     waiting.clear();
@@ -168,8 +186,13 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
           await write(invalidEnvelopeReply(envelope.reason)).catch(clientGone);
           return;
         }
+        const arrival = ++arrivals;
+        if (envelope.kind === "notification" && envelope.method === "session/cancel") {
+          const sessionId = (message.params as { sessionId?: unknown } | undefined)?.sessionId;
+          if (typeof sessionId === "string") options.onSessionCancel?.(sessionId, arrival);
+        }
         if (envelope.kind === "request" && !gone) {
-          received(envelope.id);
+          received(envelope.id, arrival);
           if (envelope.method === "initialize") {
             let release!: () => void;
             const released = new Promise<void>((resolve) => (release = resolve));
@@ -217,5 +240,6 @@ export function guardConnection(stream: MessageStreamPair, options: GuardOptions
       else waiting.set(id, [callback]);
     },
     answered: (boundMs = options.drainTimeoutMs ?? DEFAULT_BOUND_MS) => whenAnswered(boundMs),
+    arrivalOf: (id) => arrivalOfRequest.get(id),
   };
 }

@@ -40,10 +40,18 @@ export interface ConnectionState {
    * answer (the connection guard's event; at once when the connection has no guard).
    */
   afterAnswer(requestId: JsonRpcId, callback: () => void): void;
+  /** The place of an outstanding request in the order messages arrived (the connection guard's count). */
+  arrivalOf(requestId: JsonRpcId): number | undefined;
+  /** Per session, the place of the latest `session/cancel` this connection sent for it (see cancel-in-order.ts). */
+  cancelledAt: Map<string, number>;
 }
 
 /** A fresh connection: authenticated, no sessions, capabilities unknown until `initialize`. */
-export function newConnectionState(scope?: SessionScope, afterAnswer: ConnectionState["afterAnswer"] = (_id, callback) => callback()): ConnectionState {
+export function newConnectionState(
+  scope?: SessionScope,
+  afterAnswer: ConnectionState["afterAnswer"] = (_id, callback) => callback(),
+  arrivalOf: ConnectionState["arrivalOf"] = () => undefined,
+): ConnectionState {
   // The id is drawn when first read (by the first session the connection opens): reading the random source costs start-up time on Node.
   let id: string | undefined;
   return {
@@ -58,5 +66,7 @@ export function newConnectionState(scope?: SessionScope, afterAnswer: Connection
     inputEnded: new AbortController(),
     gone: false,
     afterAnswer,
+    arrivalOf,
+    cancelledAt: new Map(),
   };
 }

@@ -13,11 +13,8 @@ import { methods } from "./sdk.ts";
 /**
  * Requests whose handlers load on demand; `params: "own"` marks a method that parses its own params.
  *
- * The order matters. The SDK hands each incoming message to its handlers in registration order, one
- * `await` per handler, and does not wait for one message before dispatching the next; so the fewer
- * handlers stand between `session/prompt` and `session/cancel` (registered after every request),
- * the surer a cancel is handled after the prompts sent before it and before those sent after it
- * (which the prompt queue's rule needs). Methods added here go before `session/prompt`.
+ * The order of registration does not decide the order of work: the SDK dispatches messages
+ * concurrently, so a cancel is applied by the connection guard as it arrives (cancel-in-order.ts).
  */
 export const DEFERRED_REQUESTS: readonly { method: string; params?: "own" }[] = [
   { method: methods.agent.authenticate },

@@ -14,7 +14,7 @@ export type Envelope =
   /** Dispatched and answered exactly once with this id. */
   | { kind: "request"; id: JsonRpcId; method: string }
   /** Dispatched, never answered. */
-  | { kind: "notification" }
+  | { kind: "notification"; method: string }
   /** Matched against the agent's own requests (or logged when it matches none), never answered. */
   | { kind: "response" }
   /** Not JSON-RPC: answered `-32600` with `id: null`, saying why. */
@@ -38,7 +38,7 @@ export function classifyEnvelope(message: unknown): Envelope {
   }
   if (message.jsonrpc !== "2.0") return { kind: "invalid", reason: "\"jsonrpc\" must be \"2.0\"" };
   if (typeof message.method !== "string") return { kind: "invalid", reason: "\"method\" must be a string" };
-  if (!("id" in message)) return { kind: "notification" };
+  if (!("id" in message)) return { kind: "notification", method: message.method };
   if (!isJsonRpcId(message.id)) return { kind: "invalid", reason: "\"id\" must be a string, a number or null" };
   return { kind: "request", id: message.id, method: message.method };
 }

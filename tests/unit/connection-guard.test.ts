@@ -10,7 +10,7 @@ import { waitFor } from "../helpers/expect-error.ts";
 type Message = Record<string, unknown>;
 
 /** A transport whose input the test feeds and whose output it records; the guard on top. */
-function guarded(options: { drainTimeoutMs?: number; initializeTimeoutMs?: number; output?: WritableStream<Message>; flushed?: () => Promise<void>; onBusyChange?: (busy: boolean) => void } = {}) {
+function guarded(options: { drainTimeoutMs?: number; initializeTimeoutMs?: number; output?: WritableStream<Message>; flushed?: () => Promise<void>; onBusyChange?: (busy: boolean) => void; onSessionCancel?: (sessionId: string, arrival: number) => void } = {}) {
   const input = new TransformStream<Message, Message>();
   const written: Message[] = [];
   const output = options.output ?? new WritableStream<Message>({ write: (m) => void written.push(m) });
@@ -201,5 +201,24 @@ describe("connection guard", () => {
     await waitFor(() => failing.passed.length === 1);
     await failing.answer({ jsonrpc: "2.0", id: 7, result: {} }).catch(() => undefined);
     expect(changes).toEqual([true, false, true, false]);
+  });
+
+  test("each session/cancel is reported as it passes, with its place among the requests around it", async () => {
+    const cancels: Array<[string, number, string[]]> = [];
+    let g!: ReturnType<typeof guarded>;
+    g = guarded({ onSessionCancel: (sessionId, arrival) => cancels.push([sessionId, arrival, g.passed.map((m) => String(m.id))]) });
+    const cancel = (sessionId: unknown) => ({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
+    await g.send(request("p1", "session/prompt"));
+    await g.send(request("p2", "session/prompt"));
+    await g.send(cancel("s1"));
+    await g.send(request("p3", "session/prompt"));
+    await g.send(cancel(42)); // not a session id: nothing to report
+    await g.send({ jsonrpc: "2.0", method: "session/cancel" });
+    await waitFor(() => g.passed.length === 6, 5000, "every message to pass");
+    // Reported before the request sent after it passed on, after those sent before it did.
+    expect(cancels).toEqual([["s1", 3, ["p1", "p2"]]]);
+    expect([g.guard.arrivalOf("p1"), g.guard.arrivalOf("p2"), g.guard.arrivalOf("p3")]).toEqual([1, 2, 4]);
+    await g.answer({ jsonrpc: "2.0", id: "p1", result: {} });
+    expect(g.guard.arrivalOf("p1")).toBeUndefined();
   });
 });

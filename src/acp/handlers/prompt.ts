@@ -20,7 +20,8 @@ import { internalError, protocolError, sessionBusy, toRequestError } from "../er
 import { promptChars, promptToContent } from "../prompt-content.ts";
 import type { HandlerApp } from "../protocol-handlers.ts";
 import { methods, type ContentBlock, type PromptResponse } from "../sdk.ts";
-import { attachedSession, checkScope } from "../session-access.ts";
+import { attachedSession } from "../session-access.ts";
+import { cancelledSince } from "../cancel-in-order.ts";
 import { turnUsage } from "../turn-usage.ts";
 
 /** The first text block of a prompt without attachments, which may be a slash command. */
@@ -44,8 +45,11 @@ function failure(error: unknown, sessionId: string): unknown {
 
 /** Registers `session/prompt` and `session/cancel`. */
 export function registerPrompt(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
-  app.onRequest(methods.agent.session.prompt, async ({ params, client, signal }): Promise<PromptResponse> => {
+  app.onRequest(methods.agent.session.prompt, async ({ params, client, signal, requestId }): Promise<PromptResponse> => {
     const live = attachedSession(services, state, params.sessionId);
+    // A cancel sent after this prompt was applied before this handler ran: the prompt is one it stopped.
+    // Nothing awaits between this check and the claim below, so no cancel can slip in between.
+    if (cancelledSince(state, params.sessionId, requestId)) return { stopReason: "cancelled" };
     const leading = slashText(params.prompt);
     // The request's own cancellation, or the end of this client's input.
     const cancelled = eitherSignal(signal, state.inputEnded.signal);
@@ -70,13 +74,7 @@ export function registerPrompt(app: HandlerApp, services: AgentServices, state: 
     }
   });
 
-  app.onNotification(methods.agent.session.cancel, ({ params }) => {
-    // Any attached client may cancel. An unknown or idle session is not an error (the turn may have just ended).
-    try {
-      checkScope(state, params.sessionId);
-    } catch {
-      return;
-    }
-    if (state.sessions.has(params.sessionId)) services.sessions.get(params.sessionId)?.cancel();
-  });
+  // Applied by the connection guard as it arrives, in order with the prompts around it (cancel-in-order.ts);
+  // registered so that the SDK checks its params like any other notification's.
+  app.onNotification(methods.agent.session.cancel, () => undefined);
 }

@@ -25,7 +25,9 @@ export function cancelInOrder(services: AgentServices, state: ConnectionState, s
   }
   if (!state.sessions.has(sessionId)) return;
   state.cancelledAt.set(sessionId, arrival);
-  services.sessions.get(sessionId)?.cancel();
+  // Only the live session this connection is a client of: one archived or deleted and opened again since is another's.
+  const live = services.sessions.get(sessionId);
+  if (live?.hasClient(state.id)) live.cancel();
 }
 
 /** Whether this connection cancelled the session after it sent the request `requestId`. */

@@ -14,9 +14,9 @@
  * @module
  */
 import { exitOnUncaughtError, reportDotenvUndo, runCli } from "./src/cli/main.ts";
-import { undoBunDotenv } from "./src/runtime/bun-dotenv.ts";
-import { commandArgs, exitProcess } from "./src/runtime/process.ts";
-import { isMainModule } from "./src/runtime/main-module.ts";
+import { undoBunDotenv } from "./src/runtime/host/bun-dotenv.ts";
+import { commandArgs, exitProcess } from "./src/runtime/process/process.ts";
+import { isMainModule } from "./src/runtime/host/main-module.ts";
 
 export { runCli } from "./src/cli/main.ts";
 export { runStdio } from "./src/cli/agent-stdio.ts";
@@ -28,7 +28,7 @@ export type { CliOptions } from "./src/cli/options.ts";
 export type { RunningServer, ServeOptions } from "./src/server/serve.ts";
 export type { ServeLimits } from "./src/server/limits.ts";
 export type { EdgeApp, EdgeAppOptions } from "./src/server/edge-app.ts";
-export type { ServerKind } from "./src/runtime/websocket-upgrader.ts";
+export type { ServerKind } from "./src/runtime/websocket/websocket-upgrader.ts";
 
 import type { AgentServices } from "./src/sessions/services.ts";
 import type { EdgeApp, EdgeAppOptions } from "./src/server/edge-app.ts";

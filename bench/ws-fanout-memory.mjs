@@ -1,6 +1,6 @@
 // Memory of a fan-out to clients that stop reading, on Node: 16 WebSocket clients that never read, and
 // 20 updates of 512 KiB sent to each of them in turn, as a session's fan-out does. Sent through the
-// server's sends (src/runtime/node-ws-sends.ts: the update encoded once, the same Buffer to every
+// server's sends (src/runtime/websocket/node-ws-sends.ts: the update encoded once, the same Buffer to every
 // client) and, for comparison, as a string to `ws.send` (encoded again for every client as it is
 // written). Prints what ArrayBuffers (Buffers), the JS heap (strings) and the RSS grew by once the
 // sends settle, and the bytes the clients left unread.
@@ -20,7 +20,7 @@ const child = `
 import { createServer } from "node:http";
 import { connect } from "node:net";
 import { WebSocketServer } from "ws";
-import { nodeWsSends } from ${JSON.stringify(join(root, "src", "runtime", "node-ws-sends.ts"))};
+import { nodeWsSends } from ${JSON.stringify(join(root, "src", "runtime", "websocket", "node-ws-sends.ts"))};
 const way = process.argv[2];
 const server = createServer();
 const wss = new WebSocketServer({ server, perMessageDeflate: false });

@@ -1,7 +1,7 @@
 // The compiled binary (release/acp-edge): Bun's --compile over the code-split Node build (dist/, so
 // the same deferred SDK schemas), kept split so what `initialize` does not need (the HTTP server,
 // child processes, the model stack) loads only when used; bytecode laid out in the order one start-up
-// of the binary runs it; the JIT reluctant until the agent is interactive (src/runtime/jit-policy.ts).
+// of the binary runs it; the JIT reluctant until the agent is interactive (src/runtime/host/jit-policy.ts).
 // A project's .env and bunfig.toml are never loaded by the binary.
 // Usage: node scripts/build-binary.mjs   (this machine's binary; scripts/release-archives.mjs imports
 // the same steps to build every platform's)
@@ -22,9 +22,9 @@ async function importSource(path) {
 }
 
 // The same scale the entry point sets on Bun, applied by the executable before any of its code runs.
-const { START_JIT_POLICY: startJitPolicy } = await importSource(join(root, "src", "runtime", "jit-policy.ts"));
+const { START_JIT_POLICY: startJitPolicy } = await importSource(join(root, "src", "runtime", "host", "jit-policy.ts"));
 if (!Number.isInteger(startJitPolicy) || startJitPolicy < 1) {
-  throw new Error(`build-binary: START_JIT_POLICY of src/runtime/jit-policy.ts is ${startJitPolicy}, not a positive whole number`);
+  throw new Error(`build-binary: START_JIT_POLICY of src/runtime/host/jit-policy.ts is ${startJitPolicy}, not a positive whole number`);
 }
 const bun = existsSync(join(root, "node_modules", ".bin", "bun")) ? join(root, "node_modules", ".bin", "bun") : "bun";
 

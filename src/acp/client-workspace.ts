@@ -6,9 +6,9 @@
  * method the client did not advertise is never called.
  * @module
  */
-import { env } from "../runtime/process.ts";
+import { env } from "../runtime/process/process.ts";
 import { redact } from "../runtime/secrets.ts";
-import { isPosixShell } from "../runtime/spawn-shell.ts";
+import { isPosixShell } from "../runtime/process/spawn-shell.ts";
 import { truncateTail } from "../tools/truncate.ts";
 import type { ExecRequest, ExecResult, Workspace } from "../tools/types.ts";
 import { methods, type AgentContext, type ClientCapabilities } from "./sdk.ts";

@@ -5,7 +5,7 @@
  * meanwhile awaits the same loading (module imports are shared).
  * @module
  */
-import { restoreInteractiveJitWithin } from "../runtime/jit-policy.ts";
+import { restoreInteractiveJitWithin } from "../runtime/host/jit-policy.ts";
 import type { LiveSession } from "../sessions/live-session.ts";
 import { prepareSchemas, SESSION_SCHEMAS, TURN_SCHEMAS } from "./sdk.ts";
 

@@ -8,8 +8,8 @@
 import type { ImagePart, TextPart } from "../models/types.ts";
 import { resolveInRoots } from "../tools/paths.ts";
 import type { Workspace } from "../tools/types.ts";
-import { fileUrlToPath } from "../runtime/path.ts";
-import { stat } from "../runtime/fs.ts";
+import { fileUrlToPath } from "../runtime/files/path.ts";
+import { stat } from "../runtime/files/fs.ts";
 import { decodeLinkedText, LINK_NOT_REGULAR, LINK_NOT_TEXT, LINK_TOO_LARGE, LINKED_FILE_LIMIT, linkNote, resourceText } from "../sessions/linked-resource.ts";
 import { invalidParams } from "./errors.ts";
 import type { ContentBlock } from "./sdk.ts";

@@ -5,10 +5,10 @@
  * @module
  */
 import { resolveApiToken } from "../config/api-token.ts";
-import { isLoopback } from "../runtime/http-server.ts";
-import { restoreInteractiveJit } from "../runtime/jit-policy.ts";
+import { isLoopback } from "../runtime/http/http-server.ts";
+import { restoreInteractiveJit } from "../runtime/host/jit-policy.ts";
 import { log, printError } from "../runtime/log.ts";
-import { onSignal } from "../runtime/process.ts";
+import { onSignal } from "../runtime/process/process.ts";
 import { serveLimits } from "../server/limits.ts";
 import { startServer } from "../server/serve.ts";
 import { UsageError, type CliOptions } from "./options.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { log, printError } from "../runtime/log.ts";
-import { exitProcess, onSignal } from "../runtime/process.ts";
+import { exitProcess, onSignal } from "../runtime/process/process.ts";
 import { openStdioMessageStream } from "../transport/stdio-stream.ts";
 import type { CliOptions } from "./options.ts";
 import { buildServices } from "./build-services.ts";

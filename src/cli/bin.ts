@@ -3,9 +3,9 @@
  * Entry point of the `acp-edge` executable (`dist/cli.js`).
  * @module
  */
-import { undoBunDotenv } from "../runtime/bun-dotenv.ts";
-import { enableCompileCache } from "../runtime/compile-cache.ts";
-import { startWithReluctantJit } from "../runtime/jit-policy.ts";
+import { undoBunDotenv } from "../runtime/host/bun-dotenv.ts";
+import { enableCompileCache } from "../runtime/host/compile-cache.ts";
+import { startWithReluctantJit } from "../runtime/host/jit-policy.ts";
 
 // Start-up code runs once: on Bun, keep the JIT from compiling it (normal again once interactive).
 startWithReluctantJit();
@@ -15,7 +15,7 @@ const dotenv = await undoBunDotenv();
 // Before the rest of the program is imported, so Node (22.1+) can cache its compiled code.
 enableCompileCache();
 const [{ commandArgs, exitProcess }, { exitOnUncaughtError, reportDotenvUndo, runCli }] = await Promise.all([
-  import("../runtime/process.ts"),
+  import("../runtime/process/process.ts"),
   import("./main.ts"),
 ]);
 exitOnUncaughtError();

@@ -9,7 +9,7 @@ import { loadUserConfig } from "../config/load.ts";
 import { CredentialFiles } from "../config/credential-files.ts";
 import type { FauxStep } from "../models/faux-script.ts";
 import { ModelRegistry } from "../models/registry.ts";
-import { resolve } from "../runtime/path.ts";
+import { resolve } from "../runtime/files/path.ts";
 import { createJsonlStore } from "../store/jsonl-store.ts";
 import { createMemoryStore } from "../store/memory-store.ts";
 import { expandTilde } from "../config/home.ts";

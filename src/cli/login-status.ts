@@ -8,7 +8,7 @@ import { homePaths, resolveHome } from "../config/home.ts";
 import { configuredProviders, resolveCredential } from "../config/providers.ts";
 import { loadUserSettings } from "../config/settings.ts";
 import { printOut } from "../runtime/log.ts";
-import { env } from "../runtime/process.ts";
+import { env } from "../runtime/process/process.ts";
 import type { CliOptions } from "./options.ts";
 
 /** Prints one line per provider; resolves with exit code 0. */

@@ -11,7 +11,7 @@ import { removeApiKeys } from "../config/login-files.ts";
 import { configuredProviders } from "../config/providers.ts";
 import { loadUserSettings } from "../config/settings.ts";
 import { printOut } from "../runtime/log.ts";
-import { env } from "../runtime/process.ts";
+import { env } from "../runtime/process/process.ts";
 import { checkProviderName } from "./login-target.ts";
 import type { CliOptions } from "./options.ts";
 

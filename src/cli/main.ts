@@ -5,9 +5,9 @@
  */
 import { ConfigError } from "../config/settings.ts";
 import { PACKAGE_VERSION } from "../config/version.ts";
-import type { DotenvUndo } from "../runtime/bun-dotenv.ts";
+import type { DotenvUndo } from "../runtime/host/bun-dotenv.ts";
 import { log, logLevel, printError, printOut, setLogLevel } from "../runtime/log.ts";
-import { exitProcess, onUncaughtError } from "../runtime/process.ts";
+import { exitProcess, onUncaughtError } from "../runtime/process/process.ts";
 import { HELP } from "./help.ts";
 import { parseCommandLine, UsageError } from "./options.ts";
 

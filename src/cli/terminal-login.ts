@@ -6,8 +6,8 @@
  * @module
  */
 import { resolveHome } from "../config/home.ts";
-import { env } from "../runtime/process.ts";
-import { ownInvocation } from "../runtime/own-invocation.ts";
+import { env } from "../runtime/process/process.ts";
+import { ownInvocation } from "../runtime/host/own-invocation.ts";
 import type { TerminalLogin } from "../sessions/services.ts";
 import type { CliOptions } from "./options.ts";
 

@@ -6,8 +6,8 @@
  * dropped; text pasted with several lines answers the next questions.
  * @module
  */
-import type { RawTerminalInput } from "../runtime/terminal-input.ts";
-import { writePrompt } from "../runtime/terminal-input.ts";
+import type { RawTerminalInput } from "../runtime/host/terminal-input.ts";
+import { writePrompt } from "../runtime/host/terminal-input.ts";
 
 const CTRL_C = 0x03;
 const CTRL_D = 0x04;

@@ -5,9 +5,9 @@
  * is registered as a secret so it never reaches output, logs or errors.
  * @module
  */
-import { createExclusive, errorCode, hardLink, isNotFound, makeDirectory, readTextFile, removeFile, stat } from "../runtime/fs.ts";
-import { dirname } from "../runtime/path.ts";
-import { env } from "../runtime/process.ts";
+import { createExclusive, errorCode, hardLink, isNotFound, makeDirectory, readTextFile, removeFile, stat } from "../runtime/files/fs.ts";
+import { dirname } from "../runtime/files/path.ts";
+import { env } from "../runtime/process/process.ts";
 import { registerSecret } from "../runtime/secrets.ts";
 import { ConfigError } from "./settings.ts";
 

@@ -3,9 +3,9 @@
  * a readable-by-others file still works but earns a warning.
  * @module
  */
-import { statOrUndefined } from "../runtime/fs.ts";
+import { statOrUndefined } from "../runtime/files/fs.ts";
 import { log } from "../runtime/log.ts";
-import { platform } from "../runtime/process.ts";
+import { platform } from "../runtime/process/process.ts";
 import { registerSecret } from "../runtime/secrets.ts";
 import { ConfigError, readJsonFile } from "./settings.ts";
 import { AuthFileSchema, type AuthFile } from "./settings-schema.ts";

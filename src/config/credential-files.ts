@@ -7,7 +7,7 @@
  * start only.
  * @module
  */
-import { fileVersionSync, type FileVersion } from "../runtime/fs.ts";
+import { fileVersionSync, type FileVersion } from "../runtime/files/fs.ts";
 import { loadAuthFile } from "./auth-file.ts";
 import type { HomePaths } from "./home.ts";
 import { configuredProviders, type ProviderConfig } from "./providers.ts";

@@ -2,8 +2,8 @@
  * Where acp-edge keeps its files: `--home`, else `ACP_EDGE_HOME`, else `~/.acp-edge`.
  * @module
  */
-import { env, homeDirectory } from "../runtime/process.ts";
-import { join, resolve } from "../runtime/path.ts";
+import { env, homeDirectory } from "../runtime/process/process.ts";
+import { join, resolve } from "../runtime/files/path.ts";
 
 export function resolveHome(option?: string): string {
   const chosen = option ?? env("ACP_EDGE_HOME");

@@ -6,8 +6,8 @@
  * @module
  */
 import * as v from "valibot";
-import { errorCode, lstat, makeDirectory, stat, writeFileAtomic } from "../runtime/fs.ts";
-import { dirname } from "../runtime/path.ts";
+import { errorCode, lstat, makeDirectory, stat, writeFileAtomic } from "../runtime/files/fs.ts";
+import { dirname } from "../runtime/files/path.ts";
 import { checkJson, ConfigError, readJsonValue } from "./settings.ts";
 import { describeIssues } from "./settings-schema.ts";
 import { withUpdateLock } from "./update-lock.ts";

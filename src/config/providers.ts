@@ -3,7 +3,7 @@
  * come from, merged with the custom providers of `settings.json`.
  * @module
  */
-import { env } from "../runtime/process.ts";
+import { env } from "../runtime/process/process.ts";
 import { registerSecret } from "../runtime/secrets.ts";
 import { ConfigError } from "./settings.ts";
 import type { AuthFile, ProviderSettings, Settings } from "./settings-schema.ts";

@@ -5,9 +5,9 @@
  * @module
  */
 import * as v from "valibot";
-import { describeSkip, readConfinedFile } from "../runtime/confined-file.ts";
-import { readTextFile, isNotFound } from "../runtime/fs.ts";
-import { join } from "../runtime/path.ts";
+import { describeSkip, readConfinedFile } from "../runtime/files/confined-file.ts";
+import { readTextFile, isNotFound } from "../runtime/files/fs.ts";
+import { join } from "../runtime/files/path.ts";
 import { log } from "../runtime/log.ts";
 import {
   APPROVAL_MODES,

@@ -7,13 +7,13 @@
  * from another host is waited for, then reported.
  * @module
  */
-import { hostIdentity, sameHost, type HostIdentity } from "../runtime/host-identity.ts";
-import { createExclusive, errorCode, isNotFound, readTextFile, removeFile } from "../runtime/fs.ts";
+import { hostIdentity, sameHost, type HostIdentity } from "../runtime/host/host-identity.ts";
+import { createExclusive, errorCode, isNotFound, readTextFile, removeFile } from "../runtime/files/fs.ts";
 import { log } from "../runtime/log.ts";
-import { waitForChange } from "../runtime/path-change.ts";
-import { isProcessAlive, processId, processStartTime } from "../runtime/process.ts";
+import { waitForChange } from "../runtime/files/path-change.ts";
+import { isProcessAlive, processId, processStartTime } from "../runtime/process/process.ts";
 import { randomHex } from "../runtime/random-hex.ts";
-import { removeStaleLock } from "../runtime/stale-lock.ts";
+import { removeStaleLock } from "../runtime/files/stale-lock.ts";
 import { ConfigError } from "./settings.ts";
 
 /** How long a writer waits for another to finish before giving up with an error. */

@@ -4,8 +4,8 @@
  * Code itself honours, else `~/.claude`) and the cross-agent `~/.agents`.
  * @module
  */
-import { isAbsolute, join } from "../runtime/path.ts";
-import { env, userHomeDirectory } from "../runtime/process.ts";
+import { isAbsolute, join } from "../runtime/files/path.ts";
+import { env, userHomeDirectory } from "../runtime/process/process.ts";
 
 /** Where the user keeps other agents' setup; a folder is absent when the home directory cannot be told. */
 export interface UserAgentFolders {

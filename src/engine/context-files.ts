@@ -15,10 +15,10 @@
  * before it reaches the model.
  * @module
  */
-import { readConfinedFile, resolveAreas, describeSkip } from "../runtime/confined-file.ts";
-import { containingRoot, dirname, isWithin, join } from "../runtime/path.ts";
-import { stampPaths, type PathStamps } from "../runtime/path-stamps.ts";
-import { repositoryRoot } from "../runtime/repository-root.ts";
+import { readConfinedFile, resolveAreas, describeSkip } from "../runtime/files/confined-file.ts";
+import { containingRoot, dirname, isWithin, join } from "../runtime/files/path.ts";
+import { stampPaths, type PathStamps } from "../runtime/files/path-stamps.ts";
+import { repositoryRoot } from "../runtime/files/repository-root.ts";
 import { redact } from "../runtime/secrets.ts";
 
 /** Whose instructions a context file holds: the user's (for every project) or the project's. */

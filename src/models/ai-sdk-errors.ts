@@ -4,7 +4,7 @@
  * words. Never request headers, never the key.
  * @module
  */
-import { proxyNote } from "../runtime/proxy-env.ts";
+import { proxyNote } from "../runtime/fetch/proxy-env.ts";
 import { MIN_SECRET_LENGTH, REDACTED, redact, registerSecret } from "../runtime/secrets.ts";
 import { networkFailure } from "./network-failure.ts";
 import { ModelError, type ProviderEndpoint } from "./types.ts";

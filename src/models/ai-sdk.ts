@@ -8,7 +8,7 @@
  */
 import { abortReason } from "../runtime/abort-reason.ts";
 import { log } from "../runtime/log.ts";
-import { platformFetch } from "../runtime/platform-fetch.ts";
+import { platformFetch } from "../runtime/fetch/platform-fetch.ts";
 import { toModelError } from "./ai-sdk-errors.ts";
 import { contentEvent, finishCause, toUsage } from "./ai-sdk-events.ts";
 import { toPrompt } from "./ai-sdk-messages.ts";

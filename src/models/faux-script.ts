@@ -5,7 +5,7 @@
  * @module
  */
 import * as v from "valibot";
-import { readTextFile } from "../runtime/fs.ts";
+import { readTextFile } from "../runtime/files/fs.ts";
 import type { ModelMessage } from "./types.ts";
 
 /** One scripted model call. */

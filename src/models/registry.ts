@@ -5,7 +5,7 @@
  */
 import { resolveCredential, type Credential, type ProviderConfig } from "../config/providers.ts";
 import type { AuthFile, Settings } from "../config/settings-schema.ts";
-import { env } from "../runtime/process.ts";
+import { env } from "../runtime/process/process.ts";
 import { createAiSdkModel } from "./ai-sdk.ts";
 import { catalogInfo, catalogModelIds, PREFERRED_DEFAULTS } from "./catalog.ts";
 import { createFauxModel } from "./faux.ts";

@@ -4,7 +4,7 @@
  * scope in the words the user clicked.
  * @module
  */
-import { containingRoot, isWithin } from "../runtime/path.ts";
+import { containingRoot, isWithin } from "../runtime/files/path.ts";
 import type { CommandLine, SimpleCommand } from "./command-line.ts";
 import { allowCovers, readCommandPattern, refusalCovers } from "./command-match.ts";
 

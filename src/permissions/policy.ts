@@ -16,7 +16,7 @@
  * @module
  */
 import type { ApprovalMode, PermissionRule } from "../config/settings-schema.ts";
-import { containingRoot, dirname } from "../runtime/path.ts";
+import { containingRoot, dirname } from "../runtime/files/path.ts";
 import { realLocation } from "../tools/paths.ts";
 import type { ToolAccess } from "../tools/types.ts";
 import { splitShellCommand, type CommandLine } from "./command-line.ts";

@@ -6,7 +6,7 @@
  */
 import type { PermissionRule } from "../config/settings-schema.ts";
 import { expandTilde } from "../config/home.ts";
-import { isWithin, resolve } from "../runtime/path.ts";
+import { isWithin, resolve } from "../runtime/files/path.ts";
 import type { SimpleCommand } from "./command-line.ts";
 import { allowCovers, readCommandPattern, refusalCovers } from "./command-match.ts";
 

@@ -11,7 +11,7 @@
  */
 import { expandTilde } from "../config/home.ts";
 import type { PermissionRule } from "../config/settings-schema.ts";
-import { resolve } from "../runtime/path.ts";
+import { resolve } from "../runtime/files/path.ts";
 import { realLocation } from "../tools/paths.ts";
 import type { PathFilter } from "../tools/types.ts";
 import { matchPathRules, pathRuleCovers } from "./rules.ts";

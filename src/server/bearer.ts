@@ -4,7 +4,7 @@
  * subprotocol entry `acp.bearer.<token>`. Compared in constant time.
  * @module
  */
-import { offeredSubprotocols } from "../runtime/websocket-offer.ts";
+import { offeredSubprotocols } from "../runtime/websocket/websocket-offer.ts";
 
 export const SUBPROTOCOL = "agent-client-protocol.v1";
 export const BEARER_PREFIX = "acp.bearer.";

@@ -11,7 +11,7 @@ import type { Hono } from "hono";
 import { checkApiToken } from "../config/api-token.ts";
 import { createHttpTransport } from "../acp/http-transport.ts";
 import type { AgentServices } from "../sessions/services.ts";
-import { createUpgrader, nativeKind, type ServerKind } from "../runtime/websocket-upgrader.ts";
+import { createUpgrader, nativeKind, type ServerKind } from "../runtime/websocket/websocket-upgrader.ts";
 import { createServerApp } from "./app.ts";
 import { SUBPROTOCOL } from "./bearer.ts";
 import type { HandshakeVariables } from "./handshake.ts";

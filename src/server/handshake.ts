@@ -8,8 +8,8 @@
  * @module
  */
 import type { MiddlewareHandler } from "hono";
-import { selectedSubprotocol } from "../runtime/websocket-offer.ts";
-import type { WebSocketUpgrader } from "../runtime/websocket-upgrader.ts";
+import { selectedSubprotocol } from "../runtime/websocket/websocket-offer.ts";
+import type { WebSocketUpgrader } from "../runtime/websocket/websocket-upgrader.ts";
 import type { SessionStore } from "../store/types.ts";
 import { isAuthorizedUpgrade, SUBPROTOCOL } from "./bearer.ts";
 import { jsonError, unauthorized } from "./http-errors.ts";

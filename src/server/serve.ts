@@ -6,8 +6,8 @@
  * @module
  */
 import type { AgentServices } from "../sessions/services.ts";
-import { isLoopback, listenHttp } from "../runtime/http-server.ts";
-import { listenerKind } from "../runtime/websocket-upgrader.ts";
+import { isLoopback, listenHttp } from "../runtime/http/http-server.ts";
+import { listenerKind } from "../runtime/websocket/websocket-upgrader.ts";
 import { createEdgeApp } from "./edge-app.ts";
 import type { ServeLimits } from "./limits.ts";
 import type { ServerState } from "./server-state.ts";

@@ -7,7 +7,7 @@
 import { connectAgent } from "../acp/agent-app.ts";
 import type { AgentServices } from "../sessions/services.ts";
 import { log } from "../runtime/log.ts";
-import type { WebSocketLike } from "../runtime/websocket-like.ts";
+import type { WebSocketLike } from "../runtime/websocket/websocket-like.ts";
 import { createWebSocketStream } from "../transport/websocket-stream.ts";
 import type { SocketRoute } from "./handshake.ts";
 import type { ServeLimits } from "./limits.ts";

@@ -5,7 +5,7 @@
  */
 import type { EventSink, StopReason } from "../engine/events.ts";
 import { SessionBusyError } from "../engine/session.ts";
-import { join } from "../runtime/path.ts";
+import { join } from "../runtime/files/path.ts";
 import { cwdSlug } from "../store/cwd-slug.ts";
 import type { LiveSession } from "./live-session.ts";
 import { normalizeTitle, retitleLive } from "./rename-session.ts";

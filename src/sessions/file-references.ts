@@ -9,8 +9,8 @@
  * @module
  */
 import type { TextPart } from "../models/types.ts";
-import { describeSkip, readConfinedBytes } from "../runtime/confined-file.ts";
-import { pathToFileUrl } from "../runtime/path.ts";
+import { describeSkip, readConfinedBytes } from "../runtime/files/confined-file.ts";
+import { pathToFileUrl } from "../runtime/files/path.ts";
 import { redact } from "../runtime/secrets.ts";
 import { toAbsolute } from "../tools/paths.ts";
 import { decodeLinkedText, LINK_NOT_TEXT, LINK_TOO_LARGE, LINKED_FILE_LIMIT, linkNote, resourceText } from "./linked-resource.ts";

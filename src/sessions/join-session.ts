@@ -4,7 +4,7 @@
  * clients may join one session; each sees every update from then on.
  * @module
  */
-import { realPath } from "../runtime/fs.ts";
+import { realPath } from "../runtime/files/fs.ts";
 import type { StoredEntry } from "../store/types.ts";
 import type { LiveSession, SessionClient } from "./live-session.ts";
 import { checkDirectory } from "./open-session.ts";

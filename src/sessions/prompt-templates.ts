@@ -11,8 +11,8 @@
  * large is left out, with a notice naming it and the reason.
  * @module
  */
-import { describeFolderSkip, listConfinedFiles } from "../runtime/confined-folder.ts";
-import { basename } from "../runtime/path.ts";
+import { describeFolderSkip, listConfinedFiles } from "../runtime/files/confined-folder.ts";
+import { basename } from "../runtime/files/path.ts";
 import { oneLine, readListedFile, SETUP_FILE_BUDGET, unhonoured, type LoadedSetup, type OfferedFile } from "./setup-file.ts";
 import type { SetupFolder } from "./setup-places.ts";
 

@@ -3,7 +3,7 @@
  * reopened under its lock, its state restored.
  * @module
  */
-import { realPath } from "../runtime/fs.ts";
+import { realPath } from "../runtime/files/fs.ts";
 import type { LoadedSession, SessionJournal } from "../store/types.ts";
 import { checkDirectory, openSession } from "./open-session.ts";
 import type { AgentServices } from "./services.ts";

@@ -15,7 +15,7 @@ import {
   type ContextPlaces,
   type SkippedContextFile,
 } from "../engine/context-files.ts";
-import { pathsChanged, type PathStamps } from "../runtime/path-stamps.ts";
+import { pathsChanged, type PathStamps } from "../runtime/files/path-stamps.ts";
 import { markTold, tellOnce } from "./session-notices.ts";
 import type { LiveSession } from "./live-session.ts";
 import { sessionSystemPrompt } from "./session-system-prompt.ts";

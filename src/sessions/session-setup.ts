@@ -9,7 +9,7 @@
  * reason, as is what a command file asks for that is not honoured.
  * @module
  */
-import { pathsChanged, stampPaths, type PathStamps } from "../runtime/path-stamps.ts";
+import { pathsChanged, stampPaths, type PathStamps } from "../runtime/files/path-stamps.ts";
 import type { LiveSession } from "./live-session.ts";
 import { loadPromptTemplates, type PromptTemplate } from "./prompt-templates.ts";
 import { broadcast } from "./session-broadcast.ts";

@@ -6,7 +6,7 @@
  * not honour.
  * @module
  */
-import { describeSkip, readConfinedFile } from "../runtime/confined-file.ts";
+import { describeSkip, readConfinedFile } from "../runtime/files/confined-file.ts";
 import { redact } from "../runtime/secrets.ts";
 import { readFrontmatter, type Frontmatter, type FrontmatterFields } from "./frontmatter.ts";
 

@@ -15,8 +15,8 @@
  */
 import type { UserAgentFolders } from "../config/user-folders.ts";
 import { INSTRUCTION_FILE_NAMES, type UserInstructionFolder } from "../engine/context-files.ts";
-import { resolveAreas } from "../runtime/confined-file.ts";
-import { join } from "../runtime/path.ts";
+import { resolveAreas } from "../runtime/files/confined-file.ts";
+import { join } from "../runtime/files/path.ts";
 
 /** A folder of command files or skills: where its files may lead, whose it is and how it ranks. */
 export interface SetupFolder {

@@ -11,9 +11,9 @@
  * @module
  */
 import type { Grant } from "../permissions/grants.ts";
-import { resolveAreas } from "../runtime/confined-file.ts";
-import { listConfinedFiles } from "../runtime/confined-folder.ts";
-import { containingRoot, relative } from "../runtime/path.ts";
+import { resolveAreas } from "../runtime/files/confined-file.ts";
+import { listConfinedFiles } from "../runtime/files/confined-folder.ts";
+import { containingRoot, relative } from "../runtime/files/path.ts";
 import type { LiveSession } from "./live-session.ts";
 import { readSetupFile, unhonouredNotice } from "./setup-file.ts";
 import { tellOnce } from "./session-notices.ts";

@@ -16,8 +16,8 @@
  * notice; the session carries on.
  * @module
  */
-import { describeFolderSkip, listConfinedFiles } from "../runtime/confined-folder.ts";
-import { basename, dirname } from "../runtime/path.ts";
+import { describeFolderSkip, listConfinedFiles } from "../runtime/files/confined-folder.ts";
+import { basename, dirname } from "../runtime/files/path.ts";
 import { oneLine, readListedFile, SETUP_FILE_BUDGET, unhonoured, type LoadedSetup, type OfferedFile } from "./setup-file.ts";
 import type { SetupFolder } from "./setup-places.ts";
 

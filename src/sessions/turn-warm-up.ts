@@ -9,7 +9,7 @@
  * @module
  */
 import { toolSpec } from "../engine/tool-specs.ts";
-import { warmUpFetch } from "../runtime/model-fetch.ts";
+import { warmUpFetch } from "../runtime/fetch/model-fetch.ts";
 import type { LiveSession } from "./live-session.ts";
 
 /** Prepares what one session's first turn needs; cheap when already done. */

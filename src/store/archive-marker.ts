@@ -6,8 +6,8 @@
  * the session's lock. See docs/storage.md ("Archived sessions").
  * @module
  */
-import { createExclusive, errorCode, lstat, isNotFound, removeFile, syncDirectoryEntries } from "../runtime/fs.ts";
-import { dirname } from "../runtime/path.ts";
+import { createExclusive, errorCode, lstat, isNotFound, removeFile, syncDirectoryEntries } from "../runtime/files/fs.ts";
+import { dirname } from "../runtime/files/path.ts";
 import type { ArchiveFilter } from "./types.ts";
 
 /** The marker's suffix, in place of `.jsonl`. */

@@ -6,7 +6,7 @@
  * gets one before the next entry, so entries never glue together.
  * @module
  */
-import { readFileTail, type AppendHandle } from "../runtime/fs.ts";
+import { readFileTail, type AppendHandle } from "../runtime/files/fs.ts";
 import { ioError, type SessionLock } from "./session-lock.ts";
 import { entryLine } from "./entry-line.ts";
 import { StoreError, type SessionJournal, type StoredEntry } from "./types.ts";

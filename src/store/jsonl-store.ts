@@ -18,8 +18,8 @@ import {
   removeTree,
   statOrUndefined,
   syncDirectoryEntries,
-} from "../runtime/fs.ts";
-import { dirname, join } from "../runtime/path.ts";
+} from "../runtime/files/fs.ts";
+import { dirname, join } from "../runtime/files/path.ts";
 import { redactValue } from "../runtime/secrets.ts";
 import { archiveMarkerOf, writeArchiveMarker } from "./archive-marker.ts";
 import { cwdSlug } from "./cwd-slug.ts";

@@ -5,7 +5,7 @@
  * entry, else the first user prompt).
  * @module
  */
-import { readFileHead, readFileTail } from "../runtime/fs.ts";
+import { readFileHead, readFileTail } from "../runtime/files/fs.ts";
 import { entriesInWindow, parseHeader } from "./journal-reader.ts";
 import { firstPromptTitle, newestTitle } from "./session-title.ts";
 import type { SessionSummary } from "./types.ts";

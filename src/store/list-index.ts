@@ -15,8 +15,8 @@
  * only costs reading the files again.
  * @module
  */
-import { fileVersionSync, isNotFound, readDirSync, readTextFile, removeFile, replaceFileUnsynced, stat, type FileVersion } from "../runtime/fs.ts";
-import { join, sep } from "../runtime/path.ts";
+import { fileVersionSync, isNotFound, readDirSync, readTextFile, removeFile, replaceFileUnsynced, stat, type FileVersion } from "../runtime/files/fs.ts";
+import { join, sep } from "../runtime/files/path.ts";
 import { ARCHIVED_SUFFIX } from "./archive-marker.ts";
 import { readSessionSummary } from "./jsonl-summary.ts";
 import { LIST_INDEX_NAME, MAX_INDEX_FILE_BYTES, parseIndex, serialiseIndex, type FileKey, type IndexEntry } from "./list-index-file.ts";

@@ -3,8 +3,8 @@
  * and instance, and the heartbeat timing. See docs/storage.md for the format.
  * @module
  */
-import { hostIdentity, type HostIdentity } from "../runtime/host-identity.ts";
-import { processId, processStartTime } from "../runtime/process.ts";
+import { hostIdentity, type HostIdentity } from "../runtime/host/host-identity.ts";
+import { processId, processStartTime } from "../runtime/process/process.ts";
 import { randomHex } from "../runtime/random-hex.ts";
 
 /** The content of a lock file. Locks written before hosts were recorded have only `pid`, `at` and `token`. */

@@ -4,9 +4,9 @@
  * so callers see exactly what a file would have given back.
  * @module
  */
-import { makeDirectory, removeTree } from "../runtime/fs.ts";
-import { join } from "../runtime/path.ts";
-import { processTempDirectory } from "../runtime/process-temp.ts";
+import { makeDirectory, removeTree } from "../runtime/files/fs.ts";
+import { join } from "../runtime/files/path.ts";
+import { processTempDirectory } from "../runtime/process/process-temp.ts";
 import { entryLine } from "./entry-line.ts";
 import { pageOf } from "./list-cursor.ts";
 import { assertSessionId, isValidSessionId } from "./session-id.ts";

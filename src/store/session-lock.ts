@@ -17,13 +17,13 @@
  * it was suspended) marks it lost, and its journal stops appending.
  * @module
  */
-import { createExclusive, errorCode, isNotFound, readTextFile, removeFile, setFileTimes, statOrUndefined } from "../runtime/fs.ts";
-import { sameHost } from "../runtime/host-identity.ts";
-import { isProcessAlive, processStartTime } from "../runtime/process.ts";
+import { createExclusive, errorCode, isNotFound, readTextFile, removeFile, setFileTimes, statOrUndefined } from "../runtime/files/fs.ts";
+import { sameHost } from "../runtime/host/host-identity.ts";
+import { isProcessAlive, processStartTime } from "../runtime/process/process.ts";
 import { repeatInBackground } from "../runtime/timers.ts";
 import { newLockRecord, parseLockRecord, type LockRecord, type LockSettings } from "./lock-record.ts";
 import { randomHex } from "../runtime/random-hex.ts";
-import { removeStaleLock } from "../runtime/stale-lock.ts";
+import { removeStaleLock } from "../runtime/files/stale-lock.ts";
 import { StoreError } from "./types.ts";
 
 /** A held lock. */

@@ -7,7 +7,7 @@
  * read the file again.
  * @module
  */
-import type { FileInfo } from "../runtime/fs.ts";
+import type { FileInfo } from "../runtime/files/fs.ts";
 import { ToolError, type FileBasis } from "./types.ts";
 
 /** The basis for a file as seen now: `text` as the workspace served it, or undefined when it was not read. */

@@ -6,7 +6,7 @@
  * @module
  */
 import * as v from "valibot";
-import type { FileInfo } from "../runtime/fs.ts";
+import type { FileInfo } from "../runtime/files/fs.ts";
 import { basisOf, ensureUnchanged } from "./change-basis.ts";
 import { createMatcher } from "./edit-match.ts";
 import { withFileLock } from "./file-lock.ts";

@@ -10,11 +10,11 @@
  * reported through `onIgnoreFileSkipped` and its rules do not apply.
  * @module
  */
-import { describeSkip, readConfinedFile } from "../runtime/confined-file.ts";
-import { errorCode, isNotFound, readDir, realPath, stat } from "../runtime/fs.ts";
-import { containingRoot, dirname, isWithin, join, relative } from "../runtime/path.ts";
-import { platform } from "../runtime/process.ts";
-import { repositoryRoot } from "../runtime/repository-root.ts";
+import { describeSkip, readConfinedFile } from "../runtime/files/confined-file.ts";
+import { errorCode, isNotFound, readDir, realPath, stat } from "../runtime/files/fs.ts";
+import { containingRoot, dirname, isWithin, join, relative } from "../runtime/files/path.ts";
+import { platform } from "../runtime/process/process.ts";
+import { repositoryRoot } from "../runtime/files/repository-root.ts";
 import { globMatcher } from "./glob-regex.ts";
 import { loadSearchEngines } from "./search-engines.ts";
 import { parseIgnoreRules, type IgnoreRules } from "./gitignore.ts";

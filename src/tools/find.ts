@@ -4,7 +4,7 @@
  * @module
  */
 import * as v from "valibot";
-import { statOrUndefined } from "../runtime/fs.ts";
+import { statOrUndefined } from "../runtime/files/fs.ts";
 import { compileGlob, reportingWalk, throwIfAborted, walkFiles } from "./file-walker.ts";
 import { directoryLabel } from "./ls.ts";
 import { loadSearchEngines } from "./search-engines.ts";

@@ -7,8 +7,8 @@
  * @module
  */
 import * as v from "valibot";
-import { statOrUndefined } from "../runtime/fs.ts";
-import { basename } from "../runtime/path.ts";
+import { statOrUndefined } from "../runtime/files/fs.ts";
+import { basename } from "../runtime/files/path.ts";
 import { redactSecrets } from "../runtime/secrets.ts";
 import { compileGlob, reportingWalk, throwIfAborted, walkFiles } from "./file-walker.ts";
 import { compileLinearRegex, UnsupportedRegexError, type LinearRegex } from "./linear-regex.ts";

@@ -5,11 +5,11 @@
  * and whatever of it is left once the shell has exited.
  * @module
  */
-import { statOrUndefined } from "../runtime/fs.ts";
+import { statOrUndefined } from "../runtime/files/fs.ts";
 import { StreamRedactor } from "../runtime/secrets.ts";
-import type { ShellExit } from "../runtime/child-lifecycle.ts";
-import { spawnShell } from "../runtime/spawn-shell.ts";
-import { createTempFile } from "../runtime/temp-file.ts";
+import type { ShellExit } from "../runtime/process/child-lifecycle.ts";
+import { spawnShell } from "../runtime/process/spawn-shell.ts";
+import { createTempFile } from "../runtime/files/temp-file.ts";
 import { FULL_OUTPUT_PREFIX, OutputBuffer, type OutputSummary } from "./output-buffer.ts";
 import { truncateTail, utf8Length } from "./truncate.ts";
 import type { ExecRequest, ExecResult } from "./types.ts";

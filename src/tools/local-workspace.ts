@@ -2,9 +2,9 @@
  * The `Workspace` for a session whose files are on this machine's disk.
  * @module
  */
-import { readFileBytes, readFileHead, readTextFile, realPath, stat, writeFileAtomic } from "../runtime/fs.ts";
+import { readFileBytes, readFileHead, readTextFile, realPath, stat, writeFileAtomic } from "../runtime/files/fs.ts";
 import { runLocalCommand } from "./local-exec.ts";
-import { resolve } from "../runtime/path.ts";
+import { resolve } from "../runtime/files/path.ts";
 import type { Workspace } from "./types.ts";
 
 /**

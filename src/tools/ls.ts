@@ -3,8 +3,8 @@
  * @module
  */
 import * as v from "valibot";
-import { readDir, realPath, stat, statOrUndefined } from "../runtime/fs.ts";
-import { join } from "../runtime/path.ts";
+import { readDir, realPath, stat, statOrUndefined } from "../runtime/files/fs.ts";
+import { join } from "../runtime/files/path.ts";
 import { throwIfAborted } from "./file-walker.ts";
 import { displayPath, resolveInRoots, toAbsolute } from "./paths.ts";
 import { cappedListing, DEFAULT_MAX_BYTES } from "./truncate.ts";

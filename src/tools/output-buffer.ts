@@ -5,9 +5,9 @@
  * temp file that the result can name.
  * @module
  */
-import { removeFile } from "../runtime/fs.ts";
-import { processTempDirectory } from "../runtime/process-temp.ts";
-import { createTempFile, type TempFile } from "../runtime/temp-file.ts";
+import { removeFile } from "../runtime/files/fs.ts";
+import { processTempDirectory } from "../runtime/process/process-temp.ts";
+import { createTempFile, type TempFile } from "../runtime/files/temp-file.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, truncateTail, utf8Length } from "./truncate.ts";
 
 /** Limits of the kept tail (default 2000 lines / 50 KiB). */

@@ -3,9 +3,9 @@
  * that leave the session's directories (lexically or through symlinks).
  * @module
  */
-import { errorCode, isNotFound, lstat, realPath } from "../runtime/fs.ts";
-import { containingRoot, dirname, isWithin, join, relative, resolve, sep } from "../runtime/path.ts";
-import { homeDirectory } from "../runtime/process.ts";
+import { errorCode, isNotFound, lstat, realPath } from "../runtime/files/fs.ts";
+import { containingRoot, dirname, isWithin, join, relative, resolve, sep } from "../runtime/files/path.ts";
+import { homeDirectory } from "../runtime/process/process.ts";
 import { ToolError, type Workspace } from "./types.ts";
 
 // Models copy paths out of prompts and screenshots; these spaces look like ' ' but are not.

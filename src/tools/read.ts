@@ -4,7 +4,7 @@
  * @module
  */
 import * as v from "valibot";
-import { statOrUndefined } from "../runtime/fs.ts";
+import { statOrUndefined } from "../runtime/files/fs.ts";
 import { throwIfAborted } from "./file-walker.ts";
 import { displayPath, resolveInRoots, toAbsolute } from "./paths.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHeadWithNotice, utf8Length } from "./truncate.ts";

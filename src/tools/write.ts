@@ -5,10 +5,10 @@
  * @module
  */
 import * as v from "valibot";
-import { errorCode, statOrUndefined, type FileInfo } from "../runtime/fs.ts";
+import { errorCode, statOrUndefined, type FileInfo } from "../runtime/files/fs.ts";
 import { basisOf, ensureUnchanged } from "./change-basis.ts";
 import { withFileLock } from "./file-lock.ts";
-import { containingRoot } from "../runtime/path.ts";
+import { containingRoot } from "../runtime/files/path.ts";
 import { displayPath, realLocation, resolveInRoots, toAbsolute } from "./paths.ts";
 import { utf8Length } from "./truncate.ts";
 import { ToolError, type ToolContext, type ToolDefinition, type ToolPreview, type ToolResult, type Workspace } from "./types.ts";

@@ -3,7 +3,7 @@
  * from the first bytes the client sends.
  * @module
  */
-import { stdioStreams } from "../runtime/stdio.ts";
+import { stdioStreams } from "../runtime/host/stdio.ts";
 import { createMessageStream, type MessageStream } from "./message-stream.ts";
 
 /** The stdio message stream, whose input can also be ended from within (on a terminating signal). */

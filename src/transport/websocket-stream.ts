@@ -8,7 +8,7 @@
  * @module
  */
 import { classifyMessage, type JsonRpcObject } from "./json-message.ts";
-import { CLOSE, type WebSocketLike } from "../runtime/websocket-like.ts";
+import { CLOSE, type WebSocketLike } from "../runtime/websocket/websocket-like.ts";
 
 export interface WebSocketLimits {
   maxMessageBytes: number;

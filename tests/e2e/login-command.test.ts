@@ -11,7 +11,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { hostIdentity } from "../../src/runtime/host-identity.ts";
+import { hostIdentity } from "../../src/runtime/host/host-identity.ts";
 import { agentCommand, makeSandbox, RUNTIMES, runAgentCommand, type RuntimeName, type Sandbox } from "../helpers/agent-process.ts";
 import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
 import { startInPty } from "../helpers/pty-session.ts";

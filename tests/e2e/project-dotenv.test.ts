@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, makeSandbox, ROOT, runAgentCommand, RUNTIMES, type Launcher, type Sandbox } from "../helpers/agent-process.ts";
-import { namesIn, undoBunDotenv } from "../../src/runtime/bun-dotenv.ts";
+import { namesIn, undoBunDotenv } from "../../src/runtime/host/bun-dotenv.ts";
 import { reportDotenvUndo } from "../../src/cli/main.ts";
 
 const DOTENV = [

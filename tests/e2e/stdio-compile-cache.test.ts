@@ -1,5 +1,5 @@
 /**
- * Node's compile cache as `dist/cli.js` turns it on (src/runtime/compile-cache.ts):
+ * Node's compile cache as `dist/cli.js` turns it on (src/runtime/host/compile-cache.ts):
  * on Node 22+, a first start fills `$XDG_CACHE_HOME/acp-edge/compile-cache`
  * and the next start uses what it holds. Node says which cached code it
  * accepted when `NODE_DEBUG_NATIVE=COMPILE_CACHE` is set (its documented

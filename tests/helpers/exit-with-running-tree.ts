@@ -3,7 +3,7 @@
  * pids as one JSON line, then exits without ending them: run on each runtime
  * to check that the agent's exit still takes the whole tree with it.
  */
-import { spawnShell } from "../../src/runtime/spawn-shell.ts";
+import { spawnShell } from "../../src/runtime/process/spawn-shell.ts";
 
 const shell = await spawnShell({
   command: "setsid sleep 304 & echo $!; nohup sleep 305 & echo $!; sleep 306",

@@ -20,7 +20,7 @@ import { createServer } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
-import { nodeWsSends } from "../../src/runtime/node-ws-sends.ts";
+import { nodeWsSends } from "../../src/runtime/websocket/node-ws-sends.ts";
 
 const server = createServer();
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);

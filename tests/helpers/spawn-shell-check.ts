@@ -3,7 +3,7 @@
  * bundle, bun, deno) and prints one JSON line with what it saw:
  * merged output, exit status, and whether killTree reached a background child.
  */
-import { spawnShell } from "../../src/runtime/spawn-shell.ts";
+import { spawnShell } from "../../src/runtime/process/spawn-shell.ts";
 
 const cwd = process.argv[2] ?? "/";
 const decoder = new TextDecoder();

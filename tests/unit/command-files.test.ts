@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { resolveAreas } from "../../src/runtime/confined-file.ts";
+import { resolveAreas } from "../../src/runtime/files/confined-file.ts";
 import { readSetup } from "../../src/sessions/session-setup.ts";
 import { setupPlaces } from "../../src/sessions/setup-places.ts";
 import { availableCommands, fileCommands } from "../../src/sessions/slash-commands.ts";

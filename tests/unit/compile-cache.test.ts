@@ -8,7 +8,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { privateCacheDirectory, userCacheRoot } from "../../src/runtime/compile-cache.ts";
+import { privateCacheDirectory, userCacheRoot } from "../../src/runtime/host/compile-cache.ts";
 
 const made: string[] = [];
 

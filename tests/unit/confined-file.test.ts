@@ -9,9 +9,9 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { readRegularFile } from "../../src/runtime/bounded-read.ts";
-import { describeSkip, readConfinedFile, resolveAreas } from "../../src/runtime/confined-file.ts";
-import { listConfinedFiles, type ConfinedFolder } from "../../src/runtime/confined-folder.ts";
+import { readRegularFile } from "../../src/runtime/files/bounded-read.ts";
+import { describeSkip, readConfinedFile, resolveAreas } from "../../src/runtime/files/confined-file.ts";
+import { listConfinedFiles, type ConfinedFolder } from "../../src/runtime/files/confined-folder.ts";
 import { makeSandbox, type Sandbox } from "../helpers/agent-process.ts";
 
 const OUTSIDE = "OUTSIDE-CONTENT-7f3a";

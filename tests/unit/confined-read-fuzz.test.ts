@@ -12,8 +12,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { lstatSync, mkdirSync, readFileSync, realpathSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { readConfinedFile, resolveAreas, type ConfinedRead } from "../../src/runtime/confined-file.ts";
-import { listConfinedFiles } from "../../src/runtime/confined-folder.ts";
+import { readConfinedFile, resolveAreas, type ConfinedRead } from "../../src/runtime/files/confined-file.ts";
+import { listConfinedFiles } from "../../src/runtime/files/confined-folder.ts";
 import { makeSandbox, type Sandbox } from "../helpers/agent-process.ts";
 import { Prng } from "../fuzz/transport-prng.ts";
 

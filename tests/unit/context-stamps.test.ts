@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { contextPlaces, loadContextFiles, stampContext } from "../../src/engine/context-files.ts";
-import { pathsChanged } from "../../src/runtime/path-stamps.ts";
-import { resolveAreas } from "../../src/runtime/confined-file.ts";
+import { pathsChanged } from "../../src/runtime/files/path-stamps.ts";
+import { resolveAreas } from "../../src/runtime/files/confined-file.ts";
 import { userInstructionFolders } from "../../src/sessions/setup-places.ts";
 import { makeSandbox, type Sandbox } from "../helpers/agent-process.ts";
 

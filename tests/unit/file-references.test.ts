@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { resolveAreas } from "../../src/runtime/confined-file.ts";
+import { resolveAreas } from "../../src/runtime/files/confined-file.ts";
 import { embedReferences, fileReferences } from "../../src/sessions/file-references.ts";
 import { makeSandbox, type Sandbox } from "../helpers/agent-process.ts";
 

@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import * as v from "valibot";
 import { logLevel, setLogLevel } from "../../src/runtime/log.ts";
 import { redact, registerSecret } from "../../src/runtime/secrets.ts";
-import { spawnProcess } from "../../src/runtime/spawn-program.ts";
+import { spawnProcess } from "../../src/runtime/process/spawn-program.ts";
 import type { McpServerConfig } from "../../src/tools/mcp/config.ts";
 import { McpConnections, type McpConnectionsOptions } from "../../src/tools/mcp/connections.ts";
 import { MAX_TOOL_NAME_LENGTH, toolNames, uniqueKeys } from "../../src/tools/mcp/names.ts";

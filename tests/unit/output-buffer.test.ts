@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
-import type { TempFile } from "../../src/runtime/temp-file.ts";
+import type { TempFile } from "../../src/runtime/files/temp-file.ts";
 import { OutputBuffer } from "../../src/tools/output-buffer.ts";
 import { DEFAULT_MAX_BYTES, truncateTail } from "../../src/tools/truncate.ts";
 
@@ -183,7 +183,7 @@ describe("OutputBuffer", () => {
 
     let writes = 0;
     let path = "";
-    const { createTempFile } = await import("../../src/runtime/temp-file.ts");
+    const { createTempFile } = await import("../../src/runtime/files/temp-file.ts");
     const failing = new OutputBuffer({
       createFile: async () => {
         const file = await createTempFile("acp-edge-test-");

@@ -4,8 +4,8 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { buildSync } from "esbuild";
-import { spawnProcess } from "../../src/runtime/spawn-program.ts";
-import { spawnShell, type ShellProcess } from "../../src/runtime/spawn-shell.ts";
+import { spawnProcess } from "../../src/runtime/process/spawn-program.ts";
+import { spawnShell, type ShellProcess } from "../../src/runtime/process/spawn-shell.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 import { processGone } from "../helpers/processes.ts";
 

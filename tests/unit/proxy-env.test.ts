@@ -1,10 +1,10 @@
 /**
- * The proxy settings as the agent reads them (src/runtime/proxy-env.ts):
+ * The proxy settings as the agent reads them (src/runtime/fetch/proxy-env.ts):
  * when Node's own `fetch` reads them, and what an error message may say
  * about them — never a password, whatever the variable holds.
  */
 import { describe, expect, test } from "bun:test";
-import { nodeReadsProxyEnv, proxyConfigured, proxyNote } from "../../src/runtime/proxy-env.ts";
+import { nodeReadsProxyEnv, proxyConfigured, proxyNote } from "../../src/runtime/fetch/proxy-env.ts";
 
 describe("proxyConfigured", () => {
   test.each([

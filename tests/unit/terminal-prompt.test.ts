@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { TerminalPrompt } from "../../src/cli/terminal-prompt.ts";
-import type { RawTerminalInput } from "../../src/runtime/terminal-input.ts";
+import type { RawTerminalInput } from "../../src/runtime/host/terminal-input.ts";
 
 /** Input that delivers `chunks` in order, then ends. */
 function input(...chunks: Array<string | number[]>): RawTerminalInput {

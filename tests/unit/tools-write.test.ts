@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import * as v from "valibot";
-import * as rfs from "../../src/runtime/fs.ts";
+import * as rfs from "../../src/runtime/files/fs.ts";
 import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
 import { firstText, makeToolSandbox, type ToolSandbox } from "../helpers/tool-sandbox.ts";
 import { rejection } from "../helpers/expect-error.ts";

@@ -9,7 +9,7 @@
  * @module
  */
 import { SessionBusyError } from "../../engine/session.ts";
-import { restoreInteractiveJit } from "../../runtime/jit-policy.ts";
+import { restoreInteractiveJit } from "../../runtime/host/jit-policy.ts";
 import { ModelError } from "../../models/types.ts";
 import { promptSession } from "../../sessions/prompt-session.ts";
 import type { AgentServices } from "../../sessions/services.ts";

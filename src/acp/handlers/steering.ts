@@ -8,7 +8,7 @@
  * not settled (see docs/protocol.md).
  * @module
  */
-import { restoreInteractiveJit } from "../../runtime/jit-policy.ts";
+import { restoreInteractiveJit } from "../../runtime/host/jit-policy.ts";
 import type { AgentServices } from "../../sessions/services.ts";
 import { steerSession } from "../../sessions/steer-session.ts";
 import { clientTurnOptions } from "../client-turn.ts";

@@ -12,7 +12,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { log } from "../../runtime/log.ts";
-import { platformFetch } from "../../runtime/platform-fetch.ts";
+import { platformFetch } from "../../runtime/fetch/platform-fetch.ts";
 import { redact, redactSecrets } from "../../runtime/secrets.ts";
 import { ToolError } from "../types.ts";
 import { isStdioServer, type McpServerConfig } from "./config.ts";

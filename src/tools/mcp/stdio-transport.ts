@@ -10,8 +10,8 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { log } from "../../runtime/log.ts";
-import type { ShellExit } from "../../runtime/child-lifecycle.ts";
-import { spawnProcess, type SpawnedProcess } from "../../runtime/spawn-program.ts";
+import type { ShellExit } from "../../runtime/process/child-lifecycle.ts";
+import { spawnProcess, type SpawnedProcess } from "../../runtime/process/spawn-program.ts";
 
 /** What to start, for which server. */
 export interface ProcessTransportOptions {

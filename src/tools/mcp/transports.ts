@@ -5,7 +5,7 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { envSnapshot } from "../../runtime/process.ts";
+import { envSnapshot } from "../../runtime/process/process.ts";
 import { isStdioServer, type McpServerConfig } from "./config.ts";
 import type { ProcessTransport } from "./stdio-transport.ts";
 
@@ -32,7 +32,7 @@ export function serverEnvironment(config: { env?: Array<{ name: string; value: s
 
 /**
  * A new, unstarted transport; throws for an unusable configuration (bad URL, unknown type).
- * `fetch` is what HTTP transports send with (runtime/platform-fetch.ts); `undefined` means the global one.
+ * `fetch` is what HTTP transports send with (runtime/fetch/platform-fetch.ts); `undefined` means the global one.
  */
 export function createTransport(
   sdk: Sdk,

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Context } from "hono";
-import { runtimeName } from "./detect.ts";
+import { runtimeName } from "../host/detect.ts";
 import type { WebSocketLike } from "./websocket-like.ts";
 
 /**

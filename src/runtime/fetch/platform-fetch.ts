@@ -6,7 +6,7 @@
  * @module
  */
 import process from "node:process";
-import { runtimeName } from "./detect.ts";
+import { runtimeName } from "../host/detect.ts";
 import { nodeReadsProxyEnv, proxyConfigured } from "./proxy-env.ts";
 
 type Fetch = typeof globalThis.fetch;

@@ -18,7 +18,7 @@ import { readFileSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
-import { readRegularFile } from "./bounded-read.ts";
+import { readRegularFile } from "../files/bounded-read.ts";
 import { runtimeName } from "./detect.ts";
 
 /** A `.env` larger than this cannot be undone name by name (Bun itself reads any size). */

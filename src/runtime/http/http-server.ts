@@ -5,7 +5,7 @@
  * `websocket-upgrader.ts`. Nothing here decides anything about a request.
  * @module
  */
-import type { ServerKind } from "./websocket-upgrader.ts";
+import type { ServerKind } from "../websocket/websocket-upgrader.ts";
 
 /** The application's request handler; `env` is the runtime's (node bindings, Bun's server). */
 export type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;

@@ -4,7 +4,7 @@
  * @module
  */
 import { isNotFound, readTextFile, removeFile, rename } from "./fs.ts";
-import { randomHex } from "./random-hex.ts";
+import { randomHex } from "../random-hex.ts";
 
 /**
  * Removes lock file `lockPath` judged stale from its text `staleText`. It is

@@ -7,7 +7,7 @@ import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import type { WebSocketServer } from "ws";
-import { log } from "./log.ts";
+import { log } from "../log.ts";
 import type { HttpServer, HttpServerOptions } from "./http-server.ts";
 
 /** Listens on Node; resolves once the port is bound. */

@@ -6,7 +6,7 @@
  */
 import { Buffer } from "node:buffer";
 import process from "node:process";
-import { redact } from "./secrets.ts";
+import { redact } from "../secrets.ts";
 
 /** Whether standard input is a terminal (someone types) rather than a pipe or a file. */
 export function stdinIsTerminal(): boolean {

@@ -6,7 +6,7 @@
  * @module
  */
 import type { WSContext, WSEvents } from "hono/ws";
-import { log } from "./log.ts";
+import { log } from "../log.ts";
 import type { WebSocketLike } from "./websocket-like.ts";
 
 /** What a runtime's raw socket provides beyond Hono's `WSContext`. */

@@ -13,7 +13,7 @@
  */
 import fs from "node:fs/promises";
 import { dirname, join } from "./path.ts";
-import { userHomeDirectory } from "./process.ts";
+import { userHomeDirectory } from "../process/process.ts";
 
 /** The repository root for `realFolder` (a resolved path), or undefined when there is none the agent trusts. */
 export async function repositoryRoot(realFolder: string, userHome = userHomeDirectory()): Promise<string | undefined> {

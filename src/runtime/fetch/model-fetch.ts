@@ -13,7 +13,7 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { runtimeName } from "./detect.ts";
+import { runtimeName } from "../host/detect.ts";
 import { platformFetch } from "./platform-fetch.ts";
 import { proxyConfigured } from "./proxy-env.ts";
 

@@ -12,6 +12,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { execFileSync } from "node:child_process";
 import { benchEnv } from "./clean-env.mjs";
+import { sampleTable } from "./samples.mjs";
 
 const loadAtStart = loadavg()[0];
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
@@ -168,12 +169,8 @@ function connect(target) {
   };
 }
 
-const samples = new Map();
-const record = (target, metric, value) => {
-  const key = `${target}\u0000${metric}`;
-  if (!samples.has(key)) samples.set(key, []);
-  samples.get(key).push(value);
-};
+const samples = sampleTable();
+const record = samples.record;
 
 /** One spawned agent: the first prompt at once (or after an idle pause), two more, then whole turns. */
 async function session(target, idle) {
@@ -254,7 +251,7 @@ rmSync(home, { recursive: true, force: true });
 // ---------- the table ----------
 
 const median = (xs) => (xs?.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : NaN);
-const get = (target, metric) => median(samples.get(`${target}\u0000${metric}`));
+const get = (target, metric) => median(samples.values(target, metric));
 const metrics = [
   "spawn → initialize",
   "session/new",

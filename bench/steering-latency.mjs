@@ -15,6 +15,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { sampleTable } from "./samples.mjs";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const bin = join(root, "node_modules", ".bin");
@@ -120,12 +121,8 @@ function connect(target) {
   };
 }
 
-const samples = new Map();
-const record = (target, metric, value) => {
-  const key = `${target}\u0000${metric}`;
-  if (!samples.has(key)) samples.set(key, []);
-  samples.get(key).push(value);
-};
+const samples = sampleTable();
+const record = samples.record;
 
 /** One turn: the prompt's reply held, a steering message, the reply released on its answer. */
 async function steeredTurn(agent, target, n) {
@@ -171,10 +168,10 @@ const quantile = (values, q) => {
 console.log(`steering latency, ${runs} turns per runtime (median / p90, ms)\n`);
 console.log(`| | ${targets.map((t) => t.name).join(" | ")} |`);
 console.log(`|---|${targets.map(() => "---").join("|")}|`);
-const metrics = [...new Set([...samples.keys()].map((k) => k.split("\u0000")[1]))];
+const metrics = samples.metrics();
 for (const metric of metrics) {
   const cells = targets.map((t) => {
-    const values = samples.get(`${t.name}\u0000${metric}`) ?? [];
+    const values = samples.values(t.name, metric);
     return values.length ? `${quantile(values, 0.5).toFixed(2)} / ${quantile(values, 0.9).toFixed(2)}` : "–";
   });
   console.log(`| ${metric} | ${cells.join(" | ")} |`);

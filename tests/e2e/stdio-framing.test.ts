@@ -37,7 +37,8 @@ describe.each(RUNTIMES)("stdio framing on %s", (runtime) => {
     await conn.send(contentLengthFrame(request(2, "session/new", { cwd: sandbox.project, mcpServers: [] })));
     const { sessionId } = (await conn.response(2)).result;
     await conn.send(contentLengthFrame(request(3, "session/prompt", { sessionId, prompt: [{ type: "text", text: "read it" }] })));
-    expect((await conn.response(3)).result).toEqual({ stopReason: "end_turn" });
+    // The answer carries the turn's token usage too (what the usage counts is checked in stdio-session-surface).
+    expect((await conn.response(3)).result).toMatchObject({ stopReason: "end_turn", usage: { totalTokens: expect.any(Number) } });
     const updates = conn.seen.filter((m) => m.method === "session/update").map((m) => m.params.update);
     expect(updates.find((u) => u.sessionUpdate === "tool_call")).toMatchObject({ title: "Read hello.txt", locations: [{ path: join(sandbox.project, "hello.txt") }] });
     expect(JSON.stringify(updates)).toContain("hello from a frame");

@@ -5,13 +5,13 @@
 // Agents are spawned interleaved (A, B, C, A, B, C, ...); the table shows medians of one run.
 // Usage: npm run bench:turn  (or `node bench/first-answer.mjs [--quick] [--runs N] [--deno] [--against DIR]` after `npm run build`)
 // --against DIR adds Node running DIR/dist/cli.js (another checkout's build), interleaved with this one's.
-import { spawn } from "node:child_process";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { execFileSync } from "node:child_process";
 import { benchEnv } from "./clean-env.mjs";
+import { connectNdjson } from "./ndjson-client.mjs";
 import { sampleTable } from "./samples.mjs";
 
 const loadAtStart = loadavg()[0];
@@ -114,58 +114,25 @@ const targets = [
   ...(flags.includes("--against") ? [{ name: "node other build", command: process.execPath, args: [join(resolve(flags[flags.indexOf("--against") + 1]), "dist", "cli.js"), ...agentArgs] }] : []),
 ];
 
-/** A minimal NDJSON client: requests by id, and a hook on each `session/update` line. */
+/** The NDJSON client, plus `prompt`: the time to the first chunk, to the answer, and the chunk count. */
 function connect(target) {
-  const child = spawn(target.command, target.args, { cwd: project, env, stdio: ["pipe", "pipe", "inherit"] });
-  const pending = new Map();
-  let onUpdate = () => {};
-  let buffer = "";
-  let nextId = 1;
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (chunk) => {
-    buffer += chunk;
-    let cut;
-    while ((cut = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 1);
-      // Updates are only counted, not parsed: the client's own cost stays out of the agent's figures.
-      if (line.includes('"session/update"')) {
-        if (line.includes('"agent_message_chunk"')) onUpdate();
-        continue;
-      }
-      const message = JSON.parse(line);
-      if (message.id !== undefined && pending.has(message.id)) {
-        const { resolve: done, reject } = pending.get(message.id);
-        pending.delete(message.id);
-        if (message.error) reject(new Error(`${target.name}: ${JSON.stringify(message.error)}`));
-        else done(message.result);
-      }
-    }
-  });
-  const request = (method, params) =>
-    new Promise((done, reject) => {
-      const id = nextId++;
-      pending.set(id, { resolve: done, reject });
-      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-    });
+  let onChunk = () => {};
+  const client = connectNdjson(target, { cwd: project, env, onChunk: () => onChunk() });
+  const request = async (method, params) => (await client.request(method, params).answered).result;
   return {
     request,
-    /** Sends a prompt; resolves with the time to the first chunk, to the answer, and the chunk count. */
     async prompt(sessionId, text) {
       let first;
       let chunks = 0;
       const started = performance.now();
-      onUpdate = () => {
+      onChunk = () => {
         chunks += 1;
         first ??= performance.now() - started;
       };
       await request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
       return { first, total: performance.now() - started, chunks };
     },
-    close: () => new Promise((done) => {
-      child.on("exit", done);
-      child.stdin.end();
-    }),
+    close: client.close,
   };
 }
 

@@ -10,11 +10,11 @@
 // includes making the model's reply durable (written and fsynced before the turn goes on) and writing the
 // steered message before the model is asked; `--no-session` shows the figures without the disk.
 // Usage: npm run bench:steering  (or `node bench/steering-latency.mjs [--runs N] [--deno] [--bun]` after `npm run build`)
-import { spawn } from "node:child_process";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { connectNdjson } from "./ndjson-client.mjs";
 import { sampleTable } from "./samples.mjs";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
@@ -82,44 +82,7 @@ const targets = [
   ...(flags.includes("--deno") ? [{ name: "deno mod.ts", command: join(bin, "deno"), args: ["run", "-A", "--quiet", mod, ...agentArgs] }] : []),
 ];
 
-/** A minimal NDJSON client: requests by id; `sent` is when a request's line was handed to stdin. */
-function connect(target) {
-  const child = spawn(target.command, target.args, { cwd: project, env, stdio: ["pipe", "pipe", "inherit"] });
-  const pending = new Map();
-  let buffer = "";
-  let nextId = 1;
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (chunk) => {
-    buffer += chunk;
-    let cut;
-    while ((cut = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 1);
-      if (line.includes('"session/update"')) continue;
-      const message = JSON.parse(line);
-      const waiter = pending.get(message.id);
-      if (!waiter) continue;
-      pending.delete(message.id);
-      if (message.error) waiter.reject(new Error(`${target.name}: ${JSON.stringify(message.error)}`));
-      else waiter.resolve({ result: message.result, at: performance.now() });
-    }
-  });
-  const request = (method, params) => {
-    const id = nextId++;
-    const answered = new Promise((done, reject) => pending.set(id, { resolve: done, reject }));
-    const sent = performance.now();
-    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-    return { sent, answered };
-  };
-  return {
-    request,
-    close: () =>
-      new Promise((done) => {
-        child.on("exit", done);
-        child.stdin.end();
-      }),
-  };
-}
+const connect = (target) => connectNdjson(target, { cwd: project, env });
 
 const samples = sampleTable();
 const record = samples.record;

@@ -241,7 +241,7 @@ console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}; node ${pro
 console.log(`${runs} spawns per agent and mode, ${turnsPerSpawn} short + ${turnsPerSpawn} long turns per spawn; medians in ms; first prompt "after idle" is sent ${IDLE_MS} ms after session/new`);
 const names = [...targets.map((t) => t.name), BARE, SDK];
 const cell = (v) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 2 : 1) : "–").padStart(22);
-console.log(`${"".padEnd(38)}${names.map((n) => n.padStart(22)).join("")}`);
+console.log(`${"".padEnd(38)}${names.map((n) => ` ${n}`.padStart(22)).join("")}`);
 for (const metric of metrics) console.log(`${metric.padEnd(38)}${names.map((n) => cell(get(n, metric))).join("")}`);
 
 // Derived: what the agent adds on top of the model's own time.

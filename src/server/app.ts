@@ -48,8 +48,22 @@ export function createServerApp({ services, token, limits, state, upgrader, http
   app.use("*", async (c, next) => (isUpgradeRequest(c.req.raw) ? await next() : await withCors(c, next)));
   app.use("*", handshake({ token, store: services.store, limits, state, source }, upgrader));
 
-  const accept = (c: Context<{ Variables: HandshakeVariables }>) =>
-    upgrader.accept(c, (socket) => serveSocket(services, limits, state, socket, c.get("socketRoute")));
+  const accept = async (c: Context<{ Variables: HandshakeVariables }>) => {
+    const releasePlace = c.get("releasePlace");
+    try {
+      return await upgrader.accept(
+        c,
+        (socket) => {
+          serveSocket(services, limits, state, socket, c.get("socketRoute"));
+          releasePlace(); // counted as a connection now
+        },
+        releasePlace,
+      );
+    } catch (error) {
+      releasePlace();
+      throw error;
+    }
+  };
   const onlyUpgrades = (c: Context<{ Variables: HandshakeVariables }>) => (isUpgradeRequest(c.req.raw) ? accept(c) : undefined);
 
   app.get("/healthz", () => json({ status: "ok" }));

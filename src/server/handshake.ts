@@ -19,7 +19,7 @@ import type { ServerState } from "./server-state.ts";
 import { generationOf, resolveSessionHome } from "./session-refs.ts";
 
 /** The outcome of the checks: the route to serve, or the refusal to send. */
-export type UpgradeDecision = { accept: true; route: SocketRoute } | { accept: false; response: Response };
+export type UpgradeDecision = { accept: true; route: SocketRoute; opened: () => void } | { accept: false; response: Response };
 
 /** What an accepted connection serves: a plain ACP connection, or one scoped to a durable session. */
 export type SocketRoute = { kind: "acp" } | { kind: "apc"; sessionId: string; cwd: string };
@@ -95,11 +95,17 @@ export async function decideUpgrade(request: Request, context: HandshakeContext)
   // Last, because making room may close an idle HTTP connection: only for a client that is otherwise let in.
   const full = state.admit(limits);
   if (full) return { accept: false, response: full };
-  return { accept: true, route };
+  // Counted from here, not from when the socket opens: the next handshake may be decided before that.
+  const opened = state.reserve(route.kind === "apc" ? route.sessionId : undefined);
+  return { accept: true, route, opened };
 }
 
-/** Variables the handshake leaves for the WebSocket routes. */
-export type HandshakeVariables = { socketRoute: SocketRoute };
+/**
+ * Variables the handshake leaves for the WebSocket routes: the decided route,
+ * and the call that gives back the place held for it (once its socket is
+ * counted as a connection, or the upgrade was abandoned).
+ */
+export type HandshakeVariables = { socketRoute: SocketRoute; releasePlace: () => void };
 
 /**
  * The handshake as one middleware: every upgrade request, whatever its path,
@@ -113,6 +119,7 @@ export function handshake(context: HandshakeContext, upgrader: WebSocketUpgrader
     const decision = await decideUpgrade(c.req.raw, context);
     if (!decision.accept) return upgrader.refuse(c, decision.response);
     c.set("socketRoute", decision.route);
+    c.set("releasePlace", decision.opened);
     await next();
   };
 }

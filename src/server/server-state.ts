@@ -4,6 +4,7 @@
  * which sessions have `/apc` clients, and whether it still accepts work.
  * @module
  */
+import { clearTimeout, setTimeout } from "node:timers";
 import type { HttpTransport } from "../acp/http-transport.ts";
 import type { WebSocketStream } from "../transport/websocket-stream.ts";
 import { jsonError } from "./http-errors.ts";
@@ -22,15 +23,51 @@ export type HttpConnections = Pick<HttpTransport, "open" | "evictIdlest" | "evic
 
 const NO_HTTP: HttpConnections = { open: () => 0, evictIdlest: () => false, evictableInMs: () => undefined };
 
+/**
+ * How long an upgrade that was let in may take to open its socket. An upgrade
+ * whose client vanished mid-handshake may never say so (Node destroys such a
+ * socket without an event we can see); its place is given back by then.
+ */
+const OPENING_DEADLINE_MS = 10_000;
+
+/** An upgrade let in whose socket has not opened yet. */
+interface OpeningPlace {
+  sessionId?: string;
+}
+
 export class ServerState {
   readonly connections: Set<OpenConnection> = new Set();
+  /** Upgrades let in whose sockets have not opened: counted like open connections, so handshakes decided at once cannot pass a limit together. */
+  readonly #opening: Set<OpeningPlace> = new Set();
   draining = false;
   /** The Streamable HTTP connections (set by the app that owns them). */
   http: HttpConnections = NO_HTTP;
 
   /** Connections of both transports, for the shared capacity limit. */
   openConnections(): number {
-    return this.connections.size + this.http.open();
+    return this.connections.size + this.#opening.size + this.http.open();
+  }
+
+  /**
+   * Holds a place for an upgrade just let in, until its socket is open and
+   * counted as a connection, or the upgrade is abandoned; the returned
+   * function gives it back (once; later calls do nothing).
+   */
+  reserve(sessionId?: string): () => void {
+    const place: OpeningPlace = sessionId === undefined ? {} : { sessionId };
+    this.#opening.add(place);
+    const release = () => {
+      clearTimeout(deadline);
+      this.#opening.delete(place);
+    };
+    const deadline = setTimeout(release, OPENING_DEADLINE_MS);
+    deadline.unref();
+    return release;
+  }
+
+  /** Open connections and upgrades still opening, with their `/apc` session. */
+  #placesWithSession(): Iterable<{ sessionId?: string }> {
+    return [...this.connections, ...this.#opening];
   }
 
   /**
@@ -51,14 +88,14 @@ export class ServerState {
   /** `/apc` clients of one session. */
   clientsOf(sessionId: string): number {
     let n = 0;
-    for (const c of this.connections) if (c.sessionId === sessionId) n += 1;
+    for (const c of this.#placesWithSession()) if (c.sessionId === sessionId) n += 1;
     return n;
   }
 
   /** Sessions with at least one `/apc` client. */
   attachedSessions(): Set<string> {
     const ids = new Set<string>();
-    for (const c of this.connections) if (c.sessionId) ids.add(c.sessionId);
+    for (const c of this.#placesWithSession()) if (c.sessionId) ids.add(c.sessionId);
     return ids;
   }
 

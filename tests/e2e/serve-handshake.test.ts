@@ -101,6 +101,20 @@ describe.each(RUNTIMES)("serve handshake on %s", (runtime) => {
     }
   });
 
+  test("upgrades decided at the same moment never pass the limit together: one of twelve is let in", async () => {
+    const created = await (
+      await fetch(`${server.url}/v1/sessions`, { method: "POST", headers: { ...bearer(TOKEN), "content-type": "application/json" }, body: JSON.stringify({ cwd: sandbox.project }) })
+    ).json();
+    for (const path of ["/acp", `/v1/session/${created.id}/apc`]) {
+      const results = await Promise.all(Array.from({ length: 12 }, () => tryUpgrade(`${server.wsUrl}${path}`, { protocols: [SUBPROTOCOL], headers: bearer(TOKEN) })));
+      const opened = results.filter((r) => r.ok);
+      const refused = results.filter((r) => !r.ok).map((r) => (r.ok ? "" : `${r.status} ${JSON.parse(r.body).error.code}`));
+      expect({ path, opened: opened.length, refused }).toEqual({ path, opened: 1, refused: Array(11).fill("503 connection_capacity") });
+      for (const r of opened) if (r.ok) r.ws.close();
+      await waitFor(async () => (await (await fetch(`${server.url}/v1/capabilities`, { headers: bearer(TOKEN) })).json()).connections.open === 0, 5000, "the socket to close");
+    }
+  });
+
   test("at capacity, a client that connects again as soon as its socket has closed is let in, every time", async () => {
     // Each connection opens a session, so winding it down after the close (turns, the session's release) takes a while.
     for (let i = 0; i < 10; i += 1) {
@@ -122,42 +136,57 @@ describe.each(RUNTIMES)("serve handshake on %s", (runtime) => {
     }
   });
 
-  test("a TCP reset while an upgrade is being decided leaves the server up", async () => {
-    const target = new URL(server.url);
-    for (let i = 0; i < 20; i += 1) {
-      await new Promise<void>((resolve) => {
-        const socket = connect(Number(target.port), target.hostname, () => {
-          socket.write(
-            [
-              `GET /v1/session/${i % 2 ? "some-title" : "sess_x"}/apc HTTP/1.1`,
-              `Host: ${target.host}`,
-              "Upgrade: websocket",
-              "Connection: Upgrade",
-              `Sec-WebSocket-Key: ${randomBytes(16).toString("base64")}`,
-              "Sec-WebSocket-Version: 13",
-              `Sec-WebSocket-Protocol: ${SUBPROTOCOL}`,
-              `Authorization: Bearer ${TOKEN}`,
-              "",
-              "",
-            ].join("\r\n"),
-            () => {
-              // RST rather than FIN where the runtime can, while the server is still looking the session up.
-              const reset = (socket as unknown as { resetAndDestroy?: () => void }).resetAndDestroy;
-              if (reset) reset.call(socket);
-              else socket.destroy();
-              resolve();
-            },
-          );
-        });
-        socket.on("error", () => resolve());
+  /** Sends an upgrade request with the token on a raw socket and resets the connection as soon as it is written. */
+  const upgradeThenReset = (path: string) =>
+    new Promise<void>((resolve) => {
+      const target = new URL(server.url);
+      const socket = connect(Number(target.port), target.hostname, () => {
+        socket.write(
+          [
+            `GET ${path} HTTP/1.1`,
+            `Host: ${target.host}`,
+            "Upgrade: websocket",
+            "Connection: Upgrade",
+            `Sec-WebSocket-Key: ${randomBytes(16).toString("base64")}`,
+            "Sec-WebSocket-Version: 13",
+            `Sec-WebSocket-Protocol: ${SUBPROTOCOL}`,
+            `Authorization: Bearer ${TOKEN}`,
+            "",
+            "",
+          ].join("\r\n"),
+          () => {
+            // RST rather than FIN where the runtime can, while the server is still deciding or upgrading.
+            const reset = (socket as unknown as { resetAndDestroy?: () => void }).resetAndDestroy;
+            if (reset) reset.call(socket);
+            else socket.destroy();
+            resolve();
+          },
+        );
       });
-    }
+      socket.on("error", () => resolve());
+    });
+
+  test("a TCP reset while an upgrade is being decided leaves the server up", async () => {
+    for (let i = 0; i < 20; i += 1) await upgradeThenReset(`/v1/session/${i % 2 ? "some-title" : "sess_x"}/apc`);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     const opened = await tryUpgrade(`${server.wsUrl}/acp`, { protocols: [SUBPROTOCOL], headers: bearer(TOKEN) });
     expect(opened.ok).toBe(true);
     if (opened.ok) opened.ws.close();
     expect(server.proc.child.exitCode).toBeNull();
   });
+
+  test("a client gone in the middle of an upgrade it was let in for gives its place back", async () => {
+    // The place is held from the decision; the socket may open and close, or the runtime may drop the upgrade
+    // unseen (then the place comes back at a 10 s deadline). Either way the one place is free again.
+    for (let i = 0; i < 5; i += 1) await upgradeThenReset("/acp");
+    await waitFor(async () => (await (await fetch(`${server.url}/v1/capabilities`, { headers: bearer(TOKEN) })).json()).connections.open === 0, 15_000, "the place to come back");
+    const opened = await tryUpgrade(`${server.wsUrl}/acp`, { protocols: [SUBPROTOCOL], headers: bearer(TOKEN) });
+    expect(opened.ok).toBe(true);
+    if (opened.ok) {
+      opened.ws.close();
+      await rawSocket(opened.ws).closed;
+    }
+  }, 30_000);
 });
 
 describe.each(RUNTIMES)("serve start-up signals on %s", (runtime) => {

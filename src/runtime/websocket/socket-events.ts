@@ -22,12 +22,22 @@ export interface RawSocketAccess {
   keepsAlive?: boolean;
 }
 
-/** Events for a Hono upgrade helper; `onSocket` is called once the socket is open. */
-export function socketEvents(onSocket: (socket: WebSocketLike) => void, access: (ctx: WSContext) => RawSocketAccess): WSEvents {
+/**
+ * Events for a Hono upgrade helper; `onSocket` is called once the socket is
+ * open, `onAbandoned` if it closes or fails before it ever opened.
+ */
+export function socketEvents(onSocket: (socket: WebSocketLike) => void, access: (ctx: WSContext) => RawSocketAccess, onAbandoned?: () => void): WSEvents {
   let message: ((data: string | Uint8Array, isBinary: boolean) => void) | undefined;
   let closed: ((code: number, reason: string) => void) | undefined;
+  let settled = false; // opened, or ended before opening: whichever came first
+  const endedUnopened = () => {
+    if (settled) return;
+    settled = true;
+    onAbandoned?.();
+  };
   return {
     onOpen(_event, ctx) {
+      settled = true;
       const raw = access(ctx);
       onSocket({
         send: raw.send ? (text) => raw.send!(text) : (text) => ctx.send(text),
@@ -47,11 +57,13 @@ export function socketEvents(onSocket: (socket: WebSocketLike) => void, access: 
       else message?.(new Uint8Array(0), true);
     },
     onClose(event) {
+      endedUnopened();
       closed?.(event.code, event.reason);
     },
     // A frame that breaks the protocol makes the runtime close that socket with the matching code (1007, 1002,
     // 1009) and report an error; 'close' follows. It costs that socket only.
     onError(event) {
+      endedUnopened();
       log.debug("a WebSocket broke the protocol and was closed", (event as ErrorEvent).message ?? "");
     },
   };

@@ -114,7 +114,7 @@ export function createBunUpgrader(options: UpgraderOptions): WebSocketUpgrader {
   return {
     websocket,
     attach: () => undefined,
-    accept: (c, onSocket) =>
+    accept: (c, onSocket, onAbandoned) =>
       upgradeWebSocket(
         c,
         socketEvents(onSocket, (ctx) => {
@@ -127,7 +127,7 @@ export function createBunUpgrader(options: UpgraderOptions): WebSocketUpgrader {
             ping: () => ws.ping(),
             onPong: (listener) => void (ws.data.pong = listener),
           };
-        }),
+        }, onAbandoned),
       ),
     refuse: (_c, response) => response,
   };

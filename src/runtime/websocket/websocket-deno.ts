@@ -44,13 +44,13 @@ export function createDenoUpgrader(options: UpgraderOptions): WebSocketUpgrader 
   return {
     websocket: undefined,
     attach: () => undefined,
-    accept: (c, onSocket) =>
+    accept: (c, onSocket, onAbandoned) =>
       upgradeWebSocket(
         c,
         socketEvents(onSocket, (ctx) => {
           const ws = ctx.raw as WebSocket;
           return { bufferedAmount: () => ws.bufferedAmount, ping: () => undefined, onPong: () => undefined, keepsAlive: true };
-        }),
+        }, onAbandoned),
       ),
     refuse: (_c, response) => response,
   };

@@ -81,7 +81,7 @@ export function createNodeUpgrader(options: UpgraderOptions): WebSocketUpgrader 
       hooked = true;
       (server as Server).on("upgrade", (request: IncomingMessage, socket: Duplex) => refusals.upgrading(request, socket));
     },
-    accept: (c, onSocket) => {
+    accept: (c, onSocket, onAbandoned) => {
       // The connection the upgrade came on: `ws` writes to it, and the sends cork it per tick (see node-ws-sends.ts).
       const socket = incomingOf(c)?.socket;
       return upgradeWebSocket(
@@ -89,7 +89,7 @@ export function createNodeUpgrader(options: UpgraderOptions): WebSocketUpgrader 
         socketEvents(onSocket, (ctx) => {
           const ws = ctx.raw as WebSocket;
           return { ...nodeWsSends(ws, socket), ping: () => ws.ping(), onPong: (listener) => ws.on("pong", listener) };
-        }),
+        }, onAbandoned),
       );
     },
     refuse(c: Context, response: Response) {

@@ -40,8 +40,12 @@ export interface UpgraderOptions {
 
 /** One runtime's WebSocket support for the app. */
 export interface WebSocketUpgrader {
-  /** Completes the upgrade of this request; `onSocket` receives the open socket. */
-  accept(c: Context, onSocket: (socket: WebSocketLike) => void): Promise<Response>;
+  /**
+   * Completes the upgrade of this request; `onSocket` receives the open socket.
+   * `onAbandoned` runs when the runtime reports the upgrade ending before its
+   * socket opened (a client gone mid-handshake); not every runtime reports that.
+   */
+  accept(c: Context, onSocket: (socket: WebSocketLike) => void, onAbandoned?: () => void): Promise<Response>;
   /** What to return for a refused upgrade so the client sees this exact response. */
   refuse(c: Context, response: Response): Response;
   /** Node: `{ server }` for `serve({ websocket })`; Bun: the `websocket` handlers of `Bun.serve`; Deno: undefined. */

@@ -4,7 +4,14 @@
  * it on every runtime.
  * @module
  */
-import { clearInterval, setImmediate, setInterval } from "node:timers";
+import { clearInterval, clearTimeout, setImmediate, setInterval, setTimeout } from "node:timers";
+
+/** Runs `callback` once after `ms` unless cancelled first, without holding the process open. */
+export function deadlineInBackground(ms: number, callback: () => void): { cancel(): void } {
+  const timer = setTimeout(callback, ms);
+  timer.unref();
+  return { cancel: () => clearTimeout(timer) };
+}
 
 /** Runs `tick` every `ms` until stopped, without holding the process open. */
 export function repeatInBackground(ms: number, tick: () => void): { stop(): void } {

@@ -4,9 +4,9 @@
  * which sessions have `/apc` clients, and whether it still accepts work.
  * @module
  */
-import { clearTimeout, setTimeout } from "node:timers";
 import type { HttpTransport } from "../acp/http-transport.ts";
 import type { WebSocketStream } from "../transport/websocket-stream.ts";
+import { deadlineInBackground } from "../runtime/timers.ts";
 import { jsonError } from "./http-errors.ts";
 import type { ServeLimits } from "./limits.ts";
 
@@ -56,13 +56,11 @@ export class ServerState {
   reserve(sessionId?: string): () => void {
     const place: OpeningPlace = sessionId === undefined ? {} : { sessionId };
     this.#opening.add(place);
-    const release = () => {
-      clearTimeout(deadline);
+    const deadline = deadlineInBackground(OPENING_DEADLINE_MS, () => this.#opening.delete(place));
+    return () => {
+      deadline.cancel();
       this.#opening.delete(place);
     };
-    const deadline = setTimeout(release, OPENING_DEADLINE_MS);
-    deadline.unref();
-    return release;
   }
 
   /** Open connections and upgrades still opening, with their `/apc` session. */

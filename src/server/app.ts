@@ -48,21 +48,21 @@ export function createServerApp({ services, token, limits, state, upgrader, http
   app.use("*", async (c, next) => (isUpgradeRequest(c.req.raw) ? await next() : await withCors(c, next)));
   app.use("*", handshake({ token, store: services.store, limits, state, source }, upgrader));
 
-  const accept = async (c: Context<{ Variables: HandshakeVariables }>) => {
+  // The place the handshake holds for the upgrade is given back once the socket is counted as a connection,
+  // or when the runtime reports the upgrade abandoned (the handshake gives it back on a refusal or a throw).
+  const accept = (c: Context<{ Variables: HandshakeVariables }>) => {
     const releasePlace = c.get("releasePlace");
-    try {
-      return await upgrader.accept(
-        c,
-        (socket) => {
+    return upgrader.accept(
+      c,
+      (socket) => {
+        try {
           serveSocket(services, limits, state, socket, c.get("socketRoute"));
-          releasePlace(); // counted as a connection now
-        },
-        releasePlace,
-      );
-    } catch (error) {
-      releasePlace();
-      throw error;
-    }
+        } finally {
+          releasePlace();
+        }
+      },
+      releasePlace,
+    );
   };
   const onlyUpgrades = (c: Context<{ Variables: HandshakeVariables }>) => (isUpgradeRequest(c.req.raw) ? accept(c) : undefined);
 

@@ -3,7 +3,7 @@
  * (403: `Host` on loopback binds, `Origin`) → bearer (401, with
  * `WWW-Authenticate: Bearer`) → route and session (404) → the
  * `agent-client-protocol.v1` subprotocol offered (426) → `?generation=`
- * current (409) → capacity (503). Nothing is revealed about sessions to a
+ * current (409) → a GET (405) → capacity (503). Nothing is revealed about sessions to a
  * request without the token.
  * @module
  */
@@ -81,6 +81,9 @@ export async function decideUpgrade(request: Request, context: HandshakeContext)
     if (Number(wanted) !== generation) return refuse(409, "stale_generation", "session generation changed: the session was deleted or replaced");
   }
 
+  // Only a GET can become a WebSocket; anything else would hold a place for a socket that never opens.
+  if (request.method !== "GET") return refuse(405, "method_not_allowed", "a WebSocket upgrade is a GET request", { allow: "GET" });
+
   const { state, limits } = context;
   if (state.draining) return refuse(503, "server_stopping", "the server is shutting down");
   if (route.kind === "apc") {
@@ -120,6 +123,14 @@ export function handshake(context: HandshakeContext, upgrader: WebSocketUpgrader
     if (!decision.accept) return upgrader.refuse(c, decision.response);
     c.set("socketRoute", decision.route);
     c.set("releasePlace", decision.opened);
-    await next();
+    try {
+      await next();
+    } catch (error) {
+      decision.opened();
+      throw error;
+    }
+    // No socket opens for an upgrade no route took (404), or one the runtime refused: not a WebSocket
+    // handshake after all, a bad key or version, the client gone before it could be upgraded.
+    if (c.res.status >= 400) decision.opened();
   };
 }

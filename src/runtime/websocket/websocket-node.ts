@@ -72,6 +72,8 @@ export function createNodeUpgrader(options: UpgraderOptions): WebSocketUpgrader 
   });
   const attached = new WeakSet<object>();
   const refusals = refusalWriter();
+  /** Requests that came through the server's `upgrade` event: their sockets serve nothing else. */
+  const upgrading = new WeakSet<IncomingMessage>();
   let hooked = false;
   return {
     websocket: { server: wss },
@@ -79,11 +81,22 @@ export function createNodeUpgrader(options: UpgraderOptions): WebSocketUpgrader 
       if (attached.has(server as object)) return;
       attached.add(server as object);
       hooked = true;
-      (server as Server).on("upgrade", (request: IncomingMessage, socket: Duplex) => refusals.upgrading(request, socket));
+      (server as Server).on("upgrade", (request: IncomingMessage, socket: Duplex) => {
+        upgrading.add(request);
+        refusals.upgrading(request, socket);
+      });
     },
     accept: (c, onSocket, onAbandoned) => {
       // The connection the upgrade came on: `ws` writes to it, and the sends cork it per tick (see node-ws-sends.ts).
-      const socket = incomingOf(c)?.socket;
+      const incoming = incomingOf(c);
+      const socket = incoming?.socket;
+      // node-server says nothing of an upgrade whose connection ends before its socket opens (the client gone, or
+      // `ws` refusing the handshake); the connection's close does. After an open it changes nothing (released then).
+      // Only for upgrade requests: a keep-alive connection's requests would pile up listeners.
+      if (onAbandoned && socket && incoming && upgrading.has(incoming)) {
+        if (socket.destroyed) onAbandoned();
+        else socket.once("close", onAbandoned);
+      }
       return upgradeWebSocket(
         c,
         socketEvents(onSocket, (ctx) => {

@@ -56,7 +56,10 @@ export function createServerApp({ services, token, limits, state, upgrader, http
       c,
       (socket) => {
         try {
-          serveSocket(services, limits, state, socket, c.get("socketRoute"));
+          // Let in before the server began to stop but opened after: shutdown has already closed the connections
+          // it knew of and is letting go of the sessions, so this one is not served.
+          if (state.draining) socket.close(1001, "the server is shutting down");
+          else serveSocket(services, limits, state, socket, c.get("socketRoute"));
         } finally {
           releasePlace();
         }

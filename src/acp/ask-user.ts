@@ -9,6 +9,7 @@
 import type { LiveSession } from "../sessions/live-session.ts";
 import { askTool, type AskUser } from "../tools/ask.ts";
 import type { ToolDefinition } from "../tools/types.ts";
+import { answerTimeoutMs, boundedClientRequest } from "./bounded-client-request.ts";
 import type { ConnectionState } from "./connection-state.ts";
 import { questionForm, readFormAnswer } from "./question-form.ts";
 import { methods, type AgentContext } from "./sdk.ts";
@@ -16,11 +17,8 @@ import { methods, type AgentContext } from "./sdk.ts";
 /** Asks through `client` in session `sessionId`; a request that fails or times out is a failed answer, a cancelled turn rejects. */
 export function createAskUser(client: AgentContext, sessionId: string, timeoutMs: number): AskUser {
   return async (question, signal) => {
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new Error("timeout")), timeoutMs);
-    const cancellation = AbortSignal.any([signal, timeout.signal]);
-    try {
-      const response: unknown = await client.request(
+    const answer = await boundedClientRequest(signal, timeoutMs, (cancellationSignal) =>
+      client.request(
         methods.client.elicitation.create,
         {
           sessionId,
@@ -29,16 +27,18 @@ export function createAskUser(client: AgentContext, sessionId: string, timeoutMs
           message: question.question,
           requestedSchema: questionForm(question),
         },
-        { cancellationSignal: cancellation, stopWaitingOnCancel: true },
-      );
-      return readFormAnswer(question, response);
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      if (timeout.signal.aborted) return { outcome: "failed", reason: `the user did not answer within ${Math.round(timeoutMs / 1000)} s` };
-      const message = error instanceof Error ? error.message : String(error);
-      return { outcome: "failed", reason: `the client could not show the question (${message})` };
-    } finally {
-      clearTimeout(timer);
+        { cancellationSignal, stopWaitingOnCancel: true },
+      ),
+    );
+    switch (answer.ended) {
+      case "answered":
+        return readFormAnswer(question, answer.response as unknown);
+      case "cancelled":
+        throw signal.reason;
+      case "timeout":
+        return { outcome: "failed", reason: `the user did not answer within ${answer.seconds} s` };
+      case "failed":
+        return { outcome: "failed", reason: `the client could not show the question (${answer.message})` };
     }
   };
 }
@@ -52,5 +52,5 @@ function showsForms(state: ConnectionState): boolean {
 /** The turn option offering `ask` when the prompting client shows forms; nothing otherwise. */
 export function askTools(live: LiveSession, client: AgentContext, state: ConnectionState): { tools?: ToolDefinition[] } {
   if (!showsForms(state)) return {};
-  return { tools: [askTool(createAskUser(client, live.id, (live.settings.permissionTimeoutSeconds ?? 600) * 1000))] };
+  return { tools: [askTool(createAskUser(client, live.id, answerTimeoutMs(live)))] };
 }

@@ -7,11 +7,18 @@
 import * as v from "valibot";
 import { invalidParams } from "./errors.ts";
 
+/** Issues named in one refusal, and characters of each: an issue's message quotes the value it received, so a hostile megabyte is not echoed back whole. */
+const MAX_ISSUES = 3;
+const MAX_ISSUE_CHARS = 200;
+
 /** A parser for `onRequest` that checks params against `schema`, refusing with `-32602` naming each failing field. */
 export function ownParams<S extends v.GenericSchema>(schema: S): (raw: unknown) => v.InferOutput<S> {
   return (raw) => {
     const result = v.safeParse(schema, raw);
-    if (!result.success) throw invalidParams(result.issues.map((i) => `${v.getDotPath(i) ?? "params"}: ${i.message}`).join("; "));
+    if (!result.success) {
+      const issues = result.issues.slice(0, MAX_ISSUES).map((i) => `${v.getDotPath(i) ?? "params"}: ${i.message}`.slice(0, MAX_ISSUE_CHARS));
+      throw invalidParams(issues.join("; "));
+    }
     return result.output;
   };
 }

@@ -7,12 +7,10 @@
  * @module
  */
 import * as v from "valibot";
-import { invalidParams } from "./errors.ts";
+import { ownParams } from "./own-params.ts";
 import type { ContentBlock } from "./sdk.ts";
 
 const optionalText = v.nullish(v.string());
-/** Longest part of an error message one problem may take. */
-const MAX_ISSUE_CHARS = 200;
 
 const ContentBlockSchema = v.variant("type", [
   v.object({ type: v.literal("text"), text: v.string() }),
@@ -50,15 +48,11 @@ export interface SteeringParams {
   idleBehavior?: "promptRequired";
 }
 
+const checkSteeringParams = ownParams(SteeringParamsSchema);
+
 /** Parses `_session/steering` params; `-32602` naming the field otherwise. */
 export function parseSteeringParams(raw: unknown): SteeringParams {
-  const result = v.safeParse(SteeringParamsSchema, raw);
-  if (!result.success) {
-    // An issue's message quotes the value it received: a hostile megabyte is not echoed back whole.
-    const issues = result.issues.slice(0, 3).map((i) => `${v.getDotPath(i) ?? "params"}: ${i.message}`.slice(0, MAX_ISSUE_CHARS));
-    throw invalidParams(issues.join("; "));
-  }
-  const { sessionId, prompt, _meta } = result.output;
+  const { sessionId, prompt, _meta } = checkSteeringParams(raw);
   const idleBehavior = _meta?.steering?.idleBehavior ?? undefined;
   return { sessionId, prompt: prompt as ContentBlock[], ...(idleBehavior ? { idleBehavior } : {}) };
 }

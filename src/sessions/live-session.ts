@@ -20,7 +20,7 @@ import type { McpConnections } from "../tools/mcp/connections.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { log } from "../runtime/log.ts";
 import { contentChars } from "../engine/steering-inbox.ts";
-import { PROMPT_QUEUE_CHARS, PROMPT_QUEUE_LIMIT } from "./prompt-queue.ts";
+import { fitsQueue, PROMPT_QUEUE_CHARS, PROMPT_QUEUE_LIMIT } from "./prompt-queue.ts";
 import type { PromptTemplate } from "./prompt-templates.ts";
 import type { Skill } from "./skills.ts";
 import type { SessionRecorder } from "./session-recorder.ts";
@@ -377,7 +377,7 @@ export class LiveSession {
   inject(content: Array<TextPart | ImagePart>): boolean {
     if (this.#turn.closed || !this.#turn.holder?.takesSteering) return false;
     const waiting = this.#agent.steeringWaiting;
-    if (waiting.messages >= PROMPT_QUEUE_LIMIT || (waiting.messages > 0 && waiting.chars + contentChars(content) > PROMPT_QUEUE_CHARS)) {
+    if (!fitsQueue(waiting.messages, waiting.chars, contentChars(content))) {
       throw new SessionError(
         "queue_full",
         `at most ${PROMPT_QUEUE_LIMIT} steering messages or ${PROMPT_QUEUE_CHARS} characters wait for the turn's next step; try again after it`,

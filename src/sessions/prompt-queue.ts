@@ -21,6 +21,17 @@ export interface Waiting {
   settle(started: boolean): void;
 }
 
+/**
+ * Whether one more entry of `size` characters fits behind `count` entries
+ * holding `chars`: at most `limit` entries and `maxChars` characters, except
+ * that one entry always fits an empty queue (the transport's message bound
+ * already holds it). The rule of both the prompt queue and steered messages.
+ */
+export function fitsQueue(count: number, chars: number, size: number, limit = PROMPT_QUEUE_LIMIT, maxChars = PROMPT_QUEUE_CHARS): boolean {
+  if (count >= limit) return false;
+  return count === 0 || chars + size <= maxChars;
+}
+
 /** A FIFO of waiting prompts. */
 export class PromptQueue<T extends Waiting> {
   readonly limit: number;
@@ -40,9 +51,7 @@ export class PromptQueue<T extends Waiting> {
 
   /** Adds `entry` at the end; false (and nothing added) when `limit` entries or `maxChars` of content already wait. */
   add(entry: T): boolean {
-    if (this.#waiting.length >= this.limit) return false;
-    // One prompt always fits an empty queue: the transport's message bound already holds it.
-    if (this.#waiting.length > 0 && this.#chars + entry.size > this.maxChars) return false;
+    if (!fitsQueue(this.#waiting.length, this.#chars, entry.size, this.limit, this.maxChars)) return false;
     this.#waiting.push(entry);
     this.#chars += entry.size;
     return true;

@@ -4,6 +4,7 @@
  * wrong becomes an outcome the caller turns into a block message.
  * @module
  */
+import { boundedClientRequest } from "../bounded-client-request.ts";
 import { methods, type AgentContext, type PermissionOption, type ToolCallUpdate } from "../sdk.ts";
 
 export type AskOutcome =
@@ -22,11 +23,8 @@ export interface AskRequest {
 }
 
 export async function askClient(request: AskRequest): Promise<AskOutcome> {
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(new Error("timeout")), request.timeoutMs);
-  const cancellation = AbortSignal.any([request.signal, timeout.signal]);
-  try {
-    const response = await request.client.request(
+  const answer = await boundedClientRequest(request.signal, request.timeoutMs, (cancellationSignal) =>
+    request.client.request(
       methods.client.session.requestPermission,
       {
         sessionId: request.sessionId,
@@ -35,23 +33,21 @@ export async function askClient(request: AskRequest): Promise<AskOutcome> {
         // When the request times out, so a client can show the time left to answer.
         _meta: { "acp-edge/expiresAt": new Date(Date.now() + request.timeoutMs).toISOString() },
       },
-      { cancellationSignal: cancellation, stopWaitingOnCancel: true },
-    );
-    const outcome = response.outcome;
-    if (outcome.outcome === "selected") {
-      if (request.options.some((o) => o.optionId === outcome.optionId)) return outcome;
-      return { outcome: "failed", reason: `the editor chose an option that was not offered ("${outcome.optionId}")` };
-    }
-    return { outcome: "cancelled" };
-  } catch (error) {
-    if (request.signal.aborted) return { outcome: "cancelled" };
-    if (timeout.signal.aborted) {
-      const seconds = Math.round(request.timeoutMs / 1000);
-      return { outcome: "failed", reason: `the editor did not answer the permission request within ${seconds} s` };
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    return { outcome: "failed", reason: `the editor could not answer the permission request (${message})` };
-  } finally {
-    clearTimeout(timer);
+      { cancellationSignal, stopWaitingOnCancel: true },
+    ),
+  );
+  switch (answer.ended) {
+    case "cancelled":
+      return { outcome: "cancelled" };
+    case "timeout":
+      return { outcome: "failed", reason: `the editor did not answer the permission request within ${answer.seconds} s` };
+    case "failed":
+      return { outcome: "failed", reason: `the editor could not answer the permission request (${answer.message})` };
   }
+  const outcome = answer.response.outcome;
+  if (outcome.outcome === "selected") {
+    if (request.options.some((o) => o.optionId === outcome.optionId)) return outcome;
+    return { outcome: "failed", reason: `the editor chose an option that was not offered ("${outcome.optionId}")` };
+  }
+  return { outcome: "cancelled" };
 }

@@ -6,6 +6,7 @@
 import type { AuthorizationRequest, Authorization, ToolAuthorizer } from "../../engine/tool-call.ts";
 import type { AgentContext, PermissionOption, ToolCallUpdate } from "../sdk.ts";
 import type { LiveSession } from "../../sessions/live-session.ts";
+import { answerTimeoutMs } from "../bounded-client-request.ts";
 import { askClient } from "./ask-client.ts";
 import { evaluatePolicy } from "../../permissions/policy.ts";
 import type { Grant } from "../../permissions/grants.ts";
@@ -58,7 +59,7 @@ export function createAuthorizer({ live, client }: AuthorizerOptions): ToolAutho
       toolCall: permissionToolCall(request),
       options,
       signal: request.signal,
-      timeoutMs: (live.settings.permissionTimeoutSeconds ?? 600) * 1000,
+      timeoutMs: answerTimeoutMs(live),
     });
     switch (answer.outcome) {
       case "cancelled":

@@ -129,9 +129,8 @@ export function sessionRoutes(services: AgentServices, state: ServerState, limit
     if (!resolved.ok) return jsonError(404, resolved.code, resolved.message);
     const id = resolved.session.id;
     state.closeSessionClients(id, "the session was deleted");
-    await services.sessions.release(id);
     try {
-      await services.store.delete(id);
+      await services.sessions.whileReleased(id, "the session was deleted", () => services.store.delete(id));
     } catch (error) {
       return storeProblem(error);
     }

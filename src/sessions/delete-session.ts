@@ -1,6 +1,7 @@
 /**
  * Deleting a session: released from memory if it is live (its turn
- * cancelled), then removed from the store with its saved output.
+ * cancelled), then removed from the store with its saved output, before
+ * anyone may open it again.
  * @module
  */
 import type { AgentServices } from "./services.ts";
@@ -9,10 +10,13 @@ import { StoreError } from "../store/types.ts";
 
 /** Deletes a session; deleting one that is not there succeeds (it is gone either way). */
 export async function deleteSession(services: AgentServices, sessionId: string): Promise<void> {
-  await services.sessions.release(sessionId);
-  try {
-    await services.store.delete(sessionId);
-  } catch (error) {
-    if (!(error instanceof StoreError && error.code === "not_found")) throw storeFailure(error, sessionId);
-  }
+  // Removed from the store before any join may open it again (a join between the release and the delete would
+  // hold a session whose files are going).
+  await services.sessions.whileReleased(sessionId, "the session was deleted", async () => {
+    try {
+      await services.store.delete(sessionId);
+    } catch (error) {
+      if (!(error instanceof StoreError && error.code === "not_found")) throw storeFailure(error, sessionId);
+    }
+  });
 }

@@ -9,6 +9,9 @@ import { canonicalOrigin } from "./web-origin.ts";
 export const APPROVAL_MODES = ["read-only", "ask", "write", "yolo"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
+export const PROMPT_CACHE_MODES = ["off", "short", "long"] as const;
+export type PromptCacheMode = (typeof PROMPT_CACHE_MODES)[number];
+
 const ThinkingLevelSchema = v.picklist(["off", "minimal", "low", "medium", "high", "xhigh"]);
 
 const PriceSchema = v.object({
@@ -96,6 +99,8 @@ export interface Settings {
   maxTurnRequests?: number;
   /** Provider retries on rate limits and server errors. */
   maxRetries?: number;
+  /** Prompt caching: `short` (the provider's default, Anthropic's 5 minutes), `long` (Anthropic's 1 hour) or `off`. */
+  promptCache?: PromptCacheMode;
   sessionDir?: string;
   /** When older history is summarised: tokens kept free for the reply, and how much recent history stays verbatim. */
   compaction?: { reserveTokens?: number; keepRecentTokens?: number };
@@ -133,6 +138,7 @@ export const SettingsSchema: v.GenericSchema<unknown, Settings> = v.object({
   maxTurnRequests: v.optional(PositiveInt),
   /** Provider retries on rate limits and server errors. */
   maxRetries: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10))),
+  promptCache: v.optional(v.picklist(PROMPT_CACHE_MODES)),
   sessionDir: v.optional(v.string()),
   /** When older history is summarised: tokens kept free for the reply, and how much recent history stays verbatim. */
   compaction: v.optional(v.object({ reserveTokens: v.optional(PositiveInt), keepRecentTokens: v.optional(PositiveInt) })),

@@ -85,6 +85,8 @@ export function mergeProjectSettings(user: Settings, project: Settings, source: 
   if (project.sessionDir) ignored.push("sessionDir");
   if (project.models) ignored.push("models");
   if (project.maxRetries !== undefined) ignored.push("maxRetries");
+  // What caching costs is the user's bill to decide.
+  if (project.promptCache !== undefined) ignored.push("promptCache");
   const allowRules = (project.permissionRules ?? []).filter((rule) => rule.action === "allow");
   if (allowRules.length > 0) ignored.push(`${allowRules.length} allow rule(s)`);
   const userMode = user.approvalMode ?? "ask";

@@ -112,6 +112,8 @@ export async function compactHistory(options: {
   signal: AbortSignal;
   emit: EventSink;
   reason: "threshold" | "manual";
+  /** The conversation's cache key (its summary request is cached like its turns). */
+  cacheKey?: string;
 }): Promise<CompactionOutcome | undefined> {
   const { history } = options;
   const cut = chooseCut(history, options.reason === "manual" ? 0 : options.budget.keepRecentTokens);
@@ -134,6 +136,7 @@ export async function compactHistory(options: {
       tools: [],
       thinking: "off",
       signal: options.signal,
+      ...(options.cacheKey ? { cacheKey: options.cacheKey } : {}),
     })) {
       if (event.type === "text" && event.text) {
         summary += event.text;

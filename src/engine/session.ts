@@ -125,6 +125,7 @@ export class AgentSession {
         },
         ...(this.compaction ? { compaction: this.compaction } : {}),
         steering: this.#steering,
+        cacheKey: this.id,
       },
       { role: "user", content },
     );
@@ -148,6 +149,7 @@ export class AgentSession {
         signal: controller.signal,
         emit,
         reason: "manual",
+        cacheKey: this.id,
       });
     } finally {
       this.#turn = undefined;

@@ -36,6 +36,8 @@ export interface TurnContext {
   compaction?: CompactionBudget;
   /** Messages sent while the turn runs; they land before the next model call. */
   steering?: SteeringInbox;
+  /** Keeps the conversation's requests on one provider cache (the session id). */
+  cacheKey?: string;
 }
 
 export async function runTurn(context: TurnContext, prompt: UserMessage): Promise<StopReason> {
@@ -55,7 +57,7 @@ export async function runTurn(context: TurnContext, prompt: UserMessage): Promis
     if (context.steering?.size) await context.steering.land(history, emit);
     const result = await callModel(
       context.model,
-      { system: context.system, messages: history, tools, thinking: context.thinking, signal },
+      { system: context.system, messages: history, tools, thinking: context.thinking, signal, ...(context.cacheKey ? { cacheKey: context.cacheKey } : {}) },
       emit,
     );
     if (result.usage) await emit({ type: "usage", ...context.recordUsage(result.usage) });
@@ -116,7 +118,7 @@ async function compactIfFull(context: TurnContext, tools: unknown[]): Promise<vo
   const estimate = estimateTokens(context.history) + estimateTokens(context.system) + estimateTokens(tools);
   if (estimate <= context.model.info.contextWindow - budget.reserveTokens) return;
   try {
-    await compactHistory({ history: context.history, model: context.model, budget, signal: context.signal, emit: context.emit, reason: "threshold" });
+    await compactHistory({ history: context.history, model: context.model, budget, signal: context.signal, emit: context.emit, reason: "threshold", ...(context.cacheKey ? { cacheKey: context.cacheKey } : {}) });
   } catch (error) {
     if (context.signal.aborted) return;
     // Reported by compactHistory as a failed compaction; the turn continues with the full history.

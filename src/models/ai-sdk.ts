@@ -15,6 +15,7 @@ import { toPrompt } from "./ai-sdk-messages.ts";
 import { nextTask, REHEARSAL_BASE_URL, rehearsalFetch } from "./ai-sdk-rehearsal.ts";
 import { sharedModel } from "./ai-sdk-model-cache.ts";
 import { withRetries } from "./ai-sdk-retry.ts";
+import { openaiCacheOptions, withCacheBreakpoints } from "./prompt-cache.ts";
 import type { CallOptions, FunctionTool, LanguageModel, StreamPart } from "./ai-sdk-v3.ts";
 import { thinkingSettings } from "./thinking-options.ts";
 import {
@@ -150,12 +151,13 @@ async function* streamRequest(
   try {
     const model = await untilAborted(getModel(), signal);
     const settings = thinkingSettings(info, endpoint.api, request.thinking);
-    const tools = functionTools(request.tools);
+    // Every model request of the project passes here, so caching applies to turns, compaction and anything else alike.
+    const { prompt, tools } = withCacheBreakpoints(toPrompt(request.system, request.messages, endpoint), functionTools(request.tools), endpoint);
     const options: CallOptions = {
-      prompt: toPrompt(request.system, request.messages, endpoint),
+      prompt,
       maxOutputTokens: settings.maxOutputTokens,
       ...(tools ? { tools, toolChoice: { type: "auto" } } : {}),
-      providerOptions: providerOptions(info, endpoint, settings.providerOptions) as CallOptions["providerOptions"],
+      providerOptions: providerOptions(info, endpoint, settings.providerOptions, request.cacheKey) as CallOptions["providerOptions"],
       abortSignal: controller.signal,
     };
     const { stream } = await untilAborted(withRetries(async () => model.doStream(options), endpoint.maxRetries, controller.signal), signal);
@@ -212,12 +214,12 @@ function functionTools(specs: readonly ToolSpec[]): FunctionTool[] | undefined {
 }
 
 /** Thinking options plus the per-API settings every request needs. */
-function providerOptions(info: ModelInfo, endpoint: ProviderEndpoint, thinking: ProviderOptions | undefined) {
+function providerOptions(info: ModelInfo, endpoint: ProviderEndpoint, thinking: ProviderOptions | undefined, cacheKey: string | undefined) {
   const options: ProviderOptions = { ...thinking };
   if (endpoint.api === "openai") {
     // Stateless Responses: reasoning travels back as encrypted content instead of server-side item references,
     // and the catalog, not the model-id heuristics, says whether the model reasons.
-    options.openai = { ...options.openai, store: false, forceReasoning: info.reasoning };
+    options.openai = { ...options.openai, store: false, forceReasoning: info.reasoning, ...openaiCacheOptions(endpoint, cacheKey) };
   }
   return Object.keys(options).length > 0 ? options : undefined;
 }

@@ -118,6 +118,7 @@ export class ModelRegistry {
       ...(choice.credential.apiKey ? { apiKey: choice.credential.apiKey } : {}),
       ...(provider.headers ? { headers: provider.headers } : {}),
       maxRetries: this.#options.settings.maxRetries ?? 2,
+      ...(this.#options.settings.promptCache ? { promptCache: this.#options.settings.promptCache } : {}),
     });
   }
 

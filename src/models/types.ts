@@ -75,6 +75,11 @@ export interface ModelRequest {
   tools: ToolSpec[];
   thinking: ThinkingLevel;
   signal: AbortSignal;
+  /**
+   * Groups the requests of one conversation for the provider's prompt cache
+   * (the session id); OpenAI routes requests with the same key to the same cache.
+   */
+  cacheKey?: string;
 }
 
 /** Why a model call ended. */
@@ -153,4 +158,6 @@ export interface ProviderEndpoint {
   headers?: Record<string, string>;
   /** Retries on 429/5xx before an error reaches the user. */
   maxRetries: number;
+  /** Prompt caching: the provider's default retention (`short`, the default), its longer one (`long`), or none (`off`). */
+  promptCache?: "off" | "short" | "long";
 }

@@ -10,6 +10,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { AnthropicCacheSim, type SimulatedUsage } from "./anthropic-cache-sim.ts";
 
 /** One scripted model reply. */
 export interface ScriptedTurn {
@@ -39,6 +40,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Parsed JSON, or the raw text when it was not JSON. */
   body: any;
+  /** How Anthropic's cache would have billed it (Messages requests, with `simulateCache`). */
+  cache?: SimulatedUsage;
 }
 
 /** A running fake server. */
@@ -77,6 +80,11 @@ const NO_TURN = "fake model server: no scripted turn left";
 export interface FakeModelOptions {
   /** Answers a request when no scripted turn is queued (benchmarks: every request gets an answer chosen from its body). */
   reply?: (request: RecordedRequest) => ScriptedTurn;
+  /**
+   * Bills Messages requests by a simulation of Anthropic's prompt cache and
+   * reports its reads and writes as the reply's usage (unless the turn scripts its own).
+   */
+  simulateCache?: boolean;
 }
 
 export async function startFakeModelServer(turns: ScriptedTurn[] = [], options: FakeModelOptions = {}): Promise<FakeModelServer> {
@@ -85,6 +93,7 @@ export async function startFakeModelServer(turns: ScriptedTurn[] = [], options: 
   /** Waiters for a request number, woken as requests arrive. */
   const waiters: Array<{ n: number; resolve(request: RecordedRequest): void }> = [];
   let ids = 0;
+  const cache = options.simulateCache ? new AnthropicCacheSim() : undefined;
   const state: FakeModelServer = {
     url: "",
     requests: [],
@@ -106,7 +115,8 @@ export async function startFakeModelServer(turns: ScriptedTurn[] = [], options: 
   const server = createServer(async (req, res) => {
     const raw = await readBody(req);
     const path = (req.url ?? "/").split("?")[0] ?? "/";
-    const recorded = { method: req.method ?? "", path, headers: lowerHeaders(req), body: parseJson(raw) };
+    const recorded: RecordedRequest = { method: req.method ?? "", path, headers: lowerHeaders(req), body: parseJson(raw) };
+    if (cache && req.method === "POST" && ROUTES[path] === "anthropic") recorded.cache = cache.bill(recorded.body);
     state.requests.push(recorded);
     for (const waiter of waiters.splice(0)) {
       if (waiter.n === state.requests.length) waiter.resolve(recorded);
@@ -114,7 +124,12 @@ export async function startFakeModelServer(turns: ScriptedTurn[] = [], options: 
     }
     const api = req.method === "POST" ? ROUTES[path] : undefined;
     if (!api) return sendJson(res, 404, { error: { message: `fake model server: no route for ${req.method} ${path}` } });
-    const turn = queue.shift() ?? options.reply?.(recorded);
+    const scripted = queue.shift() ?? options.reply?.(recorded);
+    const simulated = recorded.cache;
+    const turn =
+      scripted && simulated && !scripted.usage
+        ? { ...scripted, usage: { input: simulated.input, output: 5, cacheRead: simulated.cacheRead, cacheWrite: simulated.cacheWrite } }
+        : scripted;
     if (!turn) return sendJson(res, 500, errorBody(api, 500, NO_TURN));
     if (turn.error) {
       const retryAfter: Record<string, string> = turn.error.retryAfterMs === undefined ? {} : { "retry-after-ms": String(turn.error.retryAfterMs) };

@@ -1,0 +1,61 @@
+/**
+ * Prompt caching through the provider packages' own options. Anthropic caches
+ * only up to the breakpoints a request marks (at most 4): here the tool
+ * definitions, the system prompt, the newest message (written for the next
+ * step to read) and the newest message of the request before (read from the
+ * step before, however many blocks the step added). OpenAI's Responses API
+ * caches prefixes by itself; a key per conversation keeps them on one cache.
+ * @module
+ */
+import type { FunctionTool, Prompt } from "./ai-sdk-v3.ts";
+import type { ProviderEndpoint } from "./types.ts";
+
+/** Anthropic refuses a request with more breakpoints than this. */
+export const MAX_BREAKPOINTS = 4;
+
+/** OpenAI's limit on `prompt_cache_key`. */
+const MAX_CACHE_KEY_CHARS = 64;
+
+type Mode = NonNullable<ProviderEndpoint["promptCache"]>;
+type CacheControl = { type: "ephemeral"; ttl?: "1h" };
+type Message = Prompt[number];
+
+/** The request's prompt and tools with Anthropic's breakpoints marked; unchanged when caching is off or the API is not Anthropic's. */
+export function withCacheBreakpoints(
+  prompt: Prompt,
+  tools: FunctionTool[] | undefined,
+  endpoint: ProviderEndpoint,
+): { prompt: Prompt; tools: FunctionTool[] | undefined } {
+  const mode: Mode = endpoint.promptCache ?? "short";
+  if (endpoint.api !== "anthropic" || mode === "off") return { prompt, tools };
+  const control: CacheControl = mode === "long" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
+  const marked = new Set<number>();
+  const system = prompt.findIndex((m) => m.role === "system");
+  if (system >= 0) marked.add(system);
+  const newest = lastIndex(prompt, prompt.length - 1, (m) => m.role !== "system" && m.role !== "assistant");
+  if (newest >= 0) marked.add(newest);
+  // The newest message before the last reply is where the previous request of this turn (or the previous turn) wrote.
+  const reply = lastIndex(prompt, newest - 1, (m) => m.role === "assistant");
+  const previous = lastIndex(prompt, reply - 1, (m) => m.role !== "system" && m.role !== "assistant");
+  if (reply >= 0 && previous >= 0) marked.add(previous);
+  // Messages are built fresh for each request, so marking copies keeps nothing shared mutable; tools are shared: copied.
+  const out = prompt.map((message, i) => (marked.has(i) ? mark(message, control) : message)) as Prompt;
+  const last = tools?.at(-1);
+  const cachedTools = tools && last ? [...tools.slice(0, -1), { ...last, providerOptions: { anthropic: { cacheControl: control } } }] : tools;
+  return { prompt: out, tools: cachedTools };
+}
+
+/** OpenAI Responses options that keep one conversation's requests on one cache: nothing for other APIs or when caching is off. */
+export function openaiCacheOptions(endpoint: ProviderEndpoint, cacheKey: string | undefined): { promptCacheKey?: string } {
+  if (endpoint.api !== "openai" || endpoint.promptCache === "off" || !cacheKey) return {};
+  return { promptCacheKey: cacheKey.length <= MAX_CACHE_KEY_CHARS ? cacheKey : cacheKey.slice(0, MAX_CACHE_KEY_CHARS) };
+}
+
+function mark(message: Message, control: CacheControl): Message {
+  return { ...message, providerOptions: { ...message.providerOptions, anthropic: { ...message.providerOptions?.anthropic, cacheControl: control } } } as Message;
+}
+
+function lastIndex(prompt: Prompt, from: number, test: (message: Message) => boolean): number {
+  for (let i = from; i >= 0; i -= 1) if (test(prompt[i]!)) return i;
+  return -1;
+}

@@ -1,0 +1,216 @@
+/**
+ * Prompt caching as the provider meets it, on every runtime. A scripted
+ * session (two prompts of five reads of ~6 KB files, a ~10 KB instructions
+ * file) against a fake Anthropic endpoint that bills each request by a
+ * simulation of Anthropic's cache: the bill is at most 0.3× the same bodies
+ * uncached, no request marks more than 4 breakpoints, tools and system prompt
+ * never change, each request re-sends the one before it byte for byte, and the
+ * cost the editor is told prices reads and writes at the model's cache prices.
+ * `promptCache` off sends no breakpoint, `long` asks for the 1-hour cache; the
+ * OpenAI Responses API gets one `prompt_cache_key` per session.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { connectClient, initialize, acp, type TestClient } from "../helpers/acp-client.ts";
+import { makeSandbox, RUNTIMES, spawnAgent, type AgentProcess, type RuntimeName, type Sandbox } from "../helpers/agent-process.ts";
+import { billedInput, requestBlocks } from "../helpers/anthropic-cache-sim.ts";
+import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from "../helpers/fake-model-server.ts";
+
+const methods = acp.methods;
+/** claude-sonnet-4-5's prices, USD per million tokens. */
+const PRICE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
+
+interface Running {
+  sandbox: Sandbox;
+  server: FakeModelServer;
+  proc: AgentProcess;
+  client: TestClient;
+  sessionId: string;
+}
+const running: Running[] = [];
+
+afterEach(async () => {
+  for (const r of running.splice(0)) {
+    r.client.close();
+    r.proc.child.kill("SIGKILL");
+    await r.server.close();
+    r.sandbox.cleanup();
+  }
+});
+
+/** Text of `chars` characters that differs from line to line (a file worth reading). */
+function filler(label: string, chars: number): string {
+  const lines: string[] = [];
+  for (let i = 0, n = 0; n < chars; i += 1) {
+    const line = `${label} line ${i}: the quick brown fox jumps over the lazy dog ${(i * 7919) % 10007}`;
+    lines.push(line);
+    n += line.length + 1;
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** One prompt's replies: five reads, then an answer. */
+function readingTurns(prompt: number): ScriptedTurn[] {
+  const reads = [1, 2, 3, 4, 5].map((i) => ({ toolCalls: [{ id: `call_${prompt}_${i}`, name: "read", input: { path: `src/file-${prompt}-${i}.txt` } }] }));
+  return [...reads, { text: `Read all five files of part ${prompt}.` }];
+}
+
+async function start(runtime: RuntimeName, args: string[], env: (server: FakeModelServer) => Record<string, string>, settings: object = {}): Promise<Running> {
+  const sandbox = makeSandbox();
+  sandbox.write("project/AGENTS.md", filler("instructions", 10_000));
+  for (const prompt of [1, 2]) for (const i of [1, 2, 3, 4, 5]) sandbox.write(`project/src/file-${prompt}-${i}.txt`, filler(`file ${prompt}.${i}`, 6_000));
+  const server = await startFakeModelServer([], { simulateCache: true });
+  writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ maxRetries: 0, ...settings }));
+  const proc = spawnAgent(runtime, ["agent", "stdio", ...args, "--approval-mode", "yolo"], { cwd: sandbox.project, env: { ACP_EDGE_HOME: sandbox.home, ...env(server) } });
+  const client = connectClient(proc);
+  const r: Running = { sandbox, server, proc, client, sessionId: "" };
+  running.push(r);
+  await initialize(client);
+  ({ sessionId: r.sessionId } = await client.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] }));
+  return r;
+}
+
+const anthropic = (runtime: RuntimeName, settings?: object) =>
+  start(runtime, ["--model", "anthropic/claude-sonnet-4-5"], (server) => ({ ANTHROPIC_BASE_URL: `${server.url}/v1`, ANTHROPIC_API_KEY: "sk-ant-cache-test" }), settings);
+
+function prompt(r: Running, text: string): Promise<acp.PromptResponse> {
+  return r.client.agent.request(methods.agent.session.prompt, { sessionId: r.sessionId, prompt: [{ type: "text", text }] });
+}
+
+/** Runs the scripted session: two prompts of five reads each. */
+async function scriptedSession(r: Running): Promise<acp.PromptResponse[]> {
+  const answers: acp.PromptResponse[] = [];
+  for (const n of [1, 2]) {
+    r.server.push(...readingTurns(n));
+    answers.push(await prompt(r, `Read the five files of part ${n}.`));
+  }
+  expect(answers.map((a) => a.stopReason)).toEqual(["end_turn", "end_turn"]);
+  expect(r.server.requests).toHaveLength(12);
+  return answers;
+}
+
+function breakpointsOf(body: unknown): number {
+  return (JSON.stringify(body).match(/"cache_control":/g) ?? []).length;
+}
+
+for (const runtime of RUNTIMES) {
+  describe(`${runtime}: prompt caching`, () => {
+    test("Anthropic: billed input is at most 0.3x uncached, with a byte-stable prefix and at most 4 breakpoints", async () => {
+      const r = await anthropic(runtime);
+      const answers = await scriptedSession(r);
+      const requests = r.server.requests;
+
+      let billed = 0;
+      let uncached = 0;
+      for (const request of requests) {
+        const cache = request.cache!;
+        expect(cache.breakpoints).toBeGreaterThanOrEqual(3);
+        expect(breakpointsOf(request.body)).toBe(cache.breakpoints);
+        expect(cache.breakpoints).toBeLessThanOrEqual(4);
+        expect(cache.longTtl).toBe(false);
+        billed += billedInput(cache);
+        uncached += cache.input + cache.cacheRead + cache.cacheWrite;
+      }
+      expect(billed / uncached).toBeLessThanOrEqual(0.3);
+
+      // Tools and system prompt are the same bytes in every request; each request re-sends the one before it whole.
+      const first = requests[0]!.body;
+      for (let i = 1; i < requests.length; i += 1) {
+        const body = requests[i]!.body;
+        expect(JSON.stringify(body.tools)).toBe(JSON.stringify(first.tools));
+        expect(JSON.stringify(body.system)).toBe(JSON.stringify(first.system));
+        const before = requestBlocks(requests[i - 1]!.body).map((b) => b.text);
+        const now = requestBlocks(body).map((b) => b.text);
+        expect(now.slice(0, before.length)).toEqual(before);
+        expect(now.length).toBeGreaterThan(before.length);
+      }
+
+      // The answers count what the provider reported, reads and writes apart.
+      const turnSums = [requests.slice(0, 6), requests.slice(6)].map((rs) => ({
+        input: rs.reduce((n, q) => n + q.cache!.input, 0),
+        cacheRead: rs.reduce((n, q) => n + q.cache!.cacheRead, 0),
+        cacheWrite: rs.reduce((n, q) => n + q.cache!.cacheWrite, 0),
+      }));
+      answers.forEach((answer, i) => {
+        expect(answer.usage).toMatchObject({
+          inputTokens: turnSums[i]!.input,
+          cachedReadTokens: turnSums[i]!.cacheRead,
+          cachedWriteTokens: turnSums[i]!.cacheWrite,
+          outputTokens: 30,
+        });
+      });
+      expect(turnSums[1]!.cacheRead).toBeGreaterThan(turnSums[1]!.cacheWrite);
+
+      // The session's cost prices reads and writes at the cache prices: less than the same tokens uncached.
+      const all = requests.map((q) => q.cache!);
+      const tokens = (pick: (u: (typeof all)[number]) => number) => all.reduce((n, u) => n + pick(u), 0);
+      const output = 5 * requests.length;
+      const expected = (tokens((u) => u.input) * PRICE.input + tokens((u) => u.cacheRead) * PRICE.cacheRead + tokens((u) => u.cacheWrite) * PRICE.cacheWrite + output * PRICE.output) / 1e6;
+      const plain = (tokens((u) => u.input + u.cacheRead + u.cacheWrite) * PRICE.input + output * PRICE.output) / 1e6;
+      const costs = r.client.updates(r.sessionId).filter((u) => u.sessionUpdate === "usage_update");
+      const last = costs.at(-1) as { cost: { amount: number } };
+      expect(last.cost.amount).toBeCloseTo(expected, 5);
+      expect(last.cost.amount).toBeLessThan(plain * 0.5);
+    });
+
+    test("promptCache off marks no breakpoint; long asks for the 1-hour cache on each", async () => {
+      const off = await anthropic(runtime, { promptCache: "off" });
+      off.server.push(...readingTurns(1));
+      expect((await prompt(off, "Read part 1.")).stopReason).toBe("end_turn");
+      for (const request of off.server.requests) {
+        expect(breakpointsOf(request.body)).toBe(0);
+        expect(request.cache).toMatchObject({ cacheRead: 0, cacheWrite: 0 });
+      }
+
+      const long = await anthropic(runtime, { promptCache: "long" });
+      long.server.push(...readingTurns(1));
+      const answer = await prompt(long, "Read part 1.");
+      expect(answer.usage?.cachedReadTokens).toBeGreaterThan(0);
+      for (const request of long.server.requests) {
+        const controls = JSON.stringify(request.body).match(/"cache_control":\{[^}]*\}/g) ?? [];
+        expect(controls.length).toBeGreaterThanOrEqual(3);
+        expect(controls.length).toBeLessThanOrEqual(4);
+        for (const control of controls) expect(control).toBe('"cache_control":{"type":"ephemeral","ttl":"1h"}');
+      }
+    });
+
+    test("a promptCache the agent does not know is refused by name, and nothing is sent", async () => {
+      const sandbox = makeSandbox();
+      const server = await startFakeModelServer();
+      writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ promptCache: "forever" }));
+      const proc = spawnAgent(runtime, ["agent", "stdio", "--model", "anthropic/claude-sonnet-4-5"], {
+        cwd: sandbox.project,
+        env: { ACP_EDGE_HOME: sandbox.home, ANTHROPIC_BASE_URL: `${server.url}/v1`, ANTHROPIC_API_KEY: "sk-ant-cache-test" },
+      });
+      const client = connectClient(proc);
+      running.push({ sandbox, server, proc, client, sessionId: "" });
+      // The agent either stops at startup or refuses the session: either way it says which setting is wrong.
+      const opening = initialize(client).then(() => client.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] }));
+      const refused = await Promise.race([opening.then(() => "opened", (error: unknown) => JSON.stringify(error)), proc.exited.then(() => "exited")]);
+      expect(refused).not.toBe("opened");
+      const said = refused + proc.stderr();
+      expect(said).toContain("promptCache");
+      expect(server.requests).toHaveLength(0);
+    });
+
+    test("OpenAI Responses: one prompt_cache_key for all of a session's requests, cached tokens counted", async () => {
+      const r = await start(runtime, ["--model", "openai/gpt-5"], (server) => ({ OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-openai-cache-test" }));
+      for (const n of [1, 2]) {
+        r.server.push(
+          { toolCalls: [{ id: `call_${n}`, name: "read", input: { path: `src/file-${n}-1.txt` } }], usage: { input: 400, output: 10, cacheRead: 2000 } },
+          { text: "Done.", usage: { input: 100, output: 5, cacheRead: 4000 } },
+        );
+        const answer = await prompt(r, `Read part ${n}.`);
+        expect(answer.usage).toMatchObject({ inputTokens: 500, cachedReadTokens: 6000, outputTokens: 15 });
+      }
+      const keys = r.server.requests.map((q) => q.body.prompt_cache_key);
+      expect(keys).toHaveLength(4);
+      expect(new Set(keys)).toEqual(new Set([r.sessionId]));
+      // gpt-5: input 1.25, cached input 0.125, output 10 per million.
+      const costs = r.client.updates(r.sessionId).filter((u) => u.sessionUpdate === "usage_update");
+      const last = costs.at(-1) as { cost: { amount: number } };
+      expect(last.cost.amount).toBeCloseTo((1000 * 1.25 + 12_000 * 0.125 + 30 * 10) / 1e6, 6);
+    });
+  });
+}

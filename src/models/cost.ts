@@ -21,3 +21,9 @@ export function callCost(info: ModelInfo, usage: Usage): number | undefined {
 export function contextTokens(usage: Usage): number {
   return usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
 }
+
+/** The share (0 to 1) of input tokens served from the provider's cache, or undefined before any input. */
+export function cachedInputShare(usage: Usage): number | undefined {
+  const input = usage.input + usage.cacheRead + usage.cacheWrite;
+  return input > 0 ? usage.cacheRead / input : undefined;
+}

@@ -5,6 +5,8 @@
  */
 import type { EventSink, StopReason } from "../engine/events.ts";
 import { SessionBusyError } from "../engine/session.ts";
+import { cachedInputShare } from "../models/cost.ts";
+import type { Usage } from "../models/types.ts";
 import { join } from "../runtime/files/path.ts";
 import { cwdSlug } from "../store/cwd-slug.ts";
 import type { LiveSession } from "./live-session.ts";
@@ -25,6 +27,12 @@ type Builtin = (args: string, context: BuiltinContext) => Promise<StopReason>;
 async function say(context: BuiltinContext, text: string): Promise<StopReason> {
   await broadcast(context.live, { type: "message", text });
   return "end_turn";
+}
+
+/** How much of the session's input the provider's cache served, as `/session` shows it. */
+function cacheLine(totals: Usage): string {
+  const share = cachedInputShare(totals);
+  return share === undefined ? "nothing sent yet" : `${(share * 100).toFixed(1)}% of ${formatTokens(totals.input + totals.cacheRead + totals.cacheWrite)} input tokens`;
 }
 
 function formatTokens(n: number): string {
@@ -55,6 +63,7 @@ const BUILTINS: Record<string, Builtin> = {
       `Messages in context: ${history.length} (${count("user")} user, ${count("assistant")} assistant, ${count("tool")} tool results)`,
       `Context: ${formatTokens(live.agent.contextUsed)} of ${formatTokens(info.contextWindow)} tokens`,
       `Tokens so far: ${formatTokens(t.input)} in, ${formatTokens(t.output)} out, ${formatTokens(t.cacheRead)} cache read, ${formatTokens(t.cacheWrite)} cache write; ${t.requests} model calls`,
+      `Input from the cache: ${cacheLine(t)}`,
       `Cost: ${t.cost === undefined ? "unknown (no price for this model)" : `$${t.cost.toFixed(4)}`}`,
       `Stored: ${services.options.noSession ? "in memory only (--no-session)" : join(services.sessionDir, cwdSlug(live.cwd), `${live.id}.jsonl`)}`,
     ];

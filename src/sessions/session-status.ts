@@ -1,14 +1,44 @@
 /**
  * Whether a session is open in this process or only stored (`session/status`):
  * read without side effects — nothing is opened, locked, attached or changed.
+ * An open session also tells what its model calls used so far, and how much
+ * of their input the provider's cache served.
  * @module
  */
+import { cachedInputShare } from "../models/cost.ts";
 import type { AgentServices } from "./services.ts";
 import { unknownSession } from "./session-error.ts";
 
+/** Tokens of an open session's model calls so far, input split by how the cache served it. */
+export interface SessionUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedReadTokens: number;
+  cachedWriteTokens: number;
+  /** Share (0 to 1) of all input tokens read from the cache; absent before any input. */
+  cachedInputShare?: number;
+  /** USD, when the model's price is known. */
+  cost?: number;
+  requests: number;
+}
+
 /** `open` when the session is live in this process (for any client), `saved` when it is only stored; `not_found` otherwise. */
-export async function sessionStatus(services: AgentServices, sessionId: string): Promise<"open" | "saved"> {
-  if (services.sessions.get(sessionId)) return "open";
-  if (await services.store.exists(sessionId)) return "saved";
+export async function sessionStatus(services: AgentServices, sessionId: string): Promise<{ status: "open" | "saved"; usage?: SessionUsage }> {
+  const live = services.sessions.get(sessionId);
+  if (live) return { status: "open", usage: sessionUsage(live.agent.totals) };
+  if (await services.store.exists(sessionId)) return { status: "saved" };
   throw unknownSession(sessionId);
+}
+
+function sessionUsage(totals: { input: number; output: number; cacheRead: number; cacheWrite: number; cost?: number; requests: number }): SessionUsage {
+  const share = cachedInputShare(totals);
+  return {
+    inputTokens: totals.input,
+    outputTokens: totals.output,
+    cachedReadTokens: totals.cacheRead,
+    cachedWriteTokens: totals.cacheWrite,
+    ...(share === undefined ? {} : { cachedInputShare: Math.round(share * 1000) / 1000 }),
+    ...(totals.cost === undefined ? {} : { cost: totals.cost }),
+    requests: totals.requests,
+  };
 }

@@ -12,7 +12,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { connectClient, initialize, acp, type TestClient } from "../helpers/acp-client.ts";
+import { agentText, connectClient, initialize, acp, type TestClient } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, spawnAgent, type AgentProcess, type RuntimeName, type Sandbox } from "../helpers/agent-process.ts";
 import { billedInput, requestBlocks } from "../helpers/anthropic-cache-sim.ts";
 import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from "../helpers/fake-model-server.ts";
@@ -152,6 +152,28 @@ for (const runtime of RUNTIMES) {
       const last = costs.at(-1) as { cost: { amount: number } };
       expect(last.cost.amount).toBeCloseTo(expected, 5);
       expect(last.cost.amount).toBeLessThan(plain * 0.5);
+
+      // session/status and /session tell the share of input the cache served.
+      const read = tokens((u) => u.cacheRead);
+      const input = tokens((u) => u.input + u.cacheRead + u.cacheWrite);
+      const status = await (r.client.agent.request as (m: string, p: unknown) => Promise<any>)("session/status", { sessionId: r.sessionId });
+      expect(status).toEqual({
+        status: "open",
+        usage: {
+          inputTokens: tokens((u) => u.input),
+          outputTokens: output,
+          cachedReadTokens: read,
+          cachedWriteTokens: tokens((u) => u.cacheWrite),
+          cachedInputShare: Math.round((read / input) * 1000) / 1000,
+          cost: expect.closeTo(expected, 5),
+          requests: 12,
+        },
+      });
+      expect(status.usage.cachedInputShare).toBeGreaterThan(0.7);
+      const before = r.client.updates(r.sessionId).length;
+      await prompt(r, "/session");
+      const shown = agentText(r.client.updates(r.sessionId).slice(before));
+      expect(shown).toContain(`Input from the cache: ${((read / input) * 100).toFixed(1)}% of `);
     });
 
     test("promptCache off marks no breakpoint; long asks for the 1-hour cache on each", async () => {

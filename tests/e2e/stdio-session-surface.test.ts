@@ -134,7 +134,11 @@ describe.each(RUNTIMES)("the session surface on %s", (runtime) => {
       server.push({ toolCalls: [{ id: "slow", name: "bash", input: { command: "sleep 30" } }] });
       const prompt = agent.prompt(sessionId, "run something slow");
       await waitFor(() => agent.client.updates(sessionId).some((u) => u.sessionUpdate === "tool_call_update" && u.status === "in_progress"), 20_000, "the command to run");
-      expect(await call(agent, "session/status", { sessionId })).toEqual({ status: "open" });
+      // An open session also tells its model calls' tokens so far (one call, the fake's default 10 in, 5 out, nothing cached).
+      expect(await call(agent, "session/status", { sessionId })).toEqual({
+        status: "open",
+        usage: expect.objectContaining({ inputTokens: 10, outputTokens: 5, cachedReadTokens: 0, cachedWriteTokens: 0, cachedInputShare: 0, requests: 1 }),
+      });
 
       expect(await call(agent, "session/archive", { sessionId })).toEqual({});
       expect((await prompt).stopReason).toBe("cancelled");
@@ -156,7 +160,7 @@ describe.each(RUNTIMES)("the session surface on %s", (runtime) => {
 
       // An archived session can still be loaded (archiving keeps its history); loading does not unarchive it.
       await agent.client.agent.request(methods.agent.session.load, { sessionId, cwd: sandbox.project, mcpServers: [] });
-      expect(await call(agent, "session/status", { sessionId })).toEqual({ status: "open" });
+      expect(await call(agent, "session/status", { sessionId })).toEqual({ status: "open", usage: expect.objectContaining({ cachedReadTokens: 0 }) });
       expect(await ids("only")).toEqual([`${sessionId}:true`]);
 
       expect(await call(agent, "session/unarchive", { sessionId })).toEqual({});

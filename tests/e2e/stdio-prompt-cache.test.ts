@@ -56,12 +56,17 @@ function readingTurns(prompt: number): ScriptedTurn[] {
   return [...reads, { text: `Read all five files of part ${prompt}.` }];
 }
 
-async function start(runtime: RuntimeName, args: string[], env: (server: FakeModelServer) => Record<string, string>, settings: object = {}): Promise<Running> {
+async function start(
+  runtime: RuntimeName,
+  args: string[],
+  env: (server: FakeModelServer) => Record<string, string>,
+  settings: object | ((server: FakeModelServer) => object) = {},
+): Promise<Running> {
   const sandbox = makeSandbox();
   sandbox.write("project/AGENTS.md", filler("instructions", 10_000));
   for (const prompt of [1, 2]) for (const i of [1, 2, 3, 4, 5]) sandbox.write(`project/src/file-${prompt}-${i}.txt`, filler(`file ${prompt}.${i}`, 6_000));
   const server = await startFakeModelServer([], { simulateCache: true });
-  writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ maxRetries: 0, ...settings }));
+  writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ maxRetries: 0, ...(typeof settings === "function" ? settings(server) : settings) }));
   const proc = spawnAgent(runtime, ["agent", "stdio", ...args, "--approval-mode", "yolo"], { cwd: sandbox.project, env: { ACP_EDGE_HOME: sandbox.home, ...env(server) } });
   const client = connectClient(proc);
   const r: Running = { sandbox, server, proc, client, sessionId: "" };
@@ -233,6 +238,23 @@ for (const runtime of RUNTIMES) {
       const costs = r.client.updates(r.sessionId).filter((u) => u.sessionUpdate === "usage_update");
       const last = costs.at(-1) as { cost: { amount: number } };
       expect(last.cost.amount).toBeCloseTo((1000 * 1.25 + 12_000 * 0.125 + 30 * 10) / 1e6, 6);
+    });
+
+    test("OpenAI-compatible endpoints get neither breakpoints nor a cache key, whatever promptCache says", async () => {
+      const r = await start(runtime, ["--model", "local/qwen3"], () => ({ LOCAL_KEY: "sk-local-cache-test" }), (server) => ({
+        promptCache: "long",
+        providers: { local: { api: "openai-compatible", baseUrl: `${server.url}/v1`, apiKeyEnv: "LOCAL_KEY", models: [{ id: "qwen3", contextWindow: 32768 }] } },
+      }));
+      r.server.push({ toolCalls: [{ id: "call_1", name: "read", input: { path: "src/file-1-1.txt" } }] }, { text: "Done." });
+      expect((await prompt(r, "Read one file.")).stopReason).toBe("end_turn");
+      expect(r.server.requests).toHaveLength(2);
+      for (const request of r.server.requests) {
+        expect(request.path).toBe("/v1/chat/completions");
+        const text = JSON.stringify(request.body);
+        expect(text).not.toContain("cache_control");
+        expect(text).not.toContain("prompt_cache");
+        expect(text).not.toContain(r.sessionId);
+      }
     });
   });
 }

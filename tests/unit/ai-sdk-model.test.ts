@@ -142,7 +142,8 @@ describe.each(cases)("createAiSdkModel over $api", ({ api, provider, path }) => 
     expect(request.headers["x-team"]).toBe("blue");
     if (api === "anthropic") {
       expect(request.headers["x-api-key"]).toBe(SECRET);
-      expect(request.body.system).toEqual([{ type: "text", text: "You are a test." }]);
+      // Cached by default: the system prompt is one of the request's cache breakpoints.
+      expect(request.body.system).toEqual([{ type: "text", text: "You are a test.", cache_control: { type: "ephemeral" } }]);
       expect(request.body.messages.some((m: { role: string }) => m.role === "system")).toBe(false);
     } else {
       expect(request.headers.authorization).toBe(`Bearer ${SECRET}`);

@@ -137,6 +137,7 @@ export async function compactHistory(options: {
       thinking: "off",
       signal: options.signal,
       ...(options.cacheKey ? { cacheKey: options.cacheKey } : {}),
+      once: true,
     })) {
       if (event.type === "text" && event.text) {
         summary += event.text;

@@ -152,7 +152,7 @@ async function* streamRequest(
     const model = await untilAborted(getModel(), signal);
     const settings = thinkingSettings(info, endpoint.api, request.thinking);
     // Every model request of the project passes here, so caching applies to turns, compaction and anything else alike.
-    const { prompt, tools } = withCacheBreakpoints(toPrompt(request.system, request.messages, endpoint), functionTools(request.tools), endpoint);
+    const { prompt, tools } = withCacheBreakpoints(toPrompt(request.system, request.messages, endpoint), functionTools(request.tools), endpoint, request.once);
     const options: CallOptions = {
       prompt,
       maxOutputTokens: settings.maxOutputTokens,

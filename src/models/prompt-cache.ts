@@ -25,6 +25,7 @@ export function withCacheBreakpoints(
   prompt: Prompt,
   tools: FunctionTool[] | undefined,
   endpoint: ProviderEndpoint,
+  once = false,
 ): { prompt: Prompt; tools: FunctionTool[] | undefined } {
   const mode: Mode = endpoint.promptCache ?? "short";
   if (endpoint.api !== "anthropic" || mode === "off") return { prompt, tools };
@@ -32,10 +33,10 @@ export function withCacheBreakpoints(
   const marked = new Set<number>();
   const system = prompt.findIndex((m) => m.role === "system");
   if (system >= 0) marked.add(system);
-  const newest = lastIndex(prompt, prompt.length - 1, (m) => m.role !== "system" && m.role !== "assistant");
+  const newest = once ? -1 : lastIndex(prompt, prompt.length - 1, (m) => m.role !== "system" && m.role !== "assistant");
   if (newest >= 0) marked.add(newest);
   // The newest message before the last reply is where the previous request of this turn (or the previous turn) wrote.
-  const reply = lastIndex(prompt, newest - 1, (m) => m.role === "assistant");
+  const reply = newest < 0 ? -1 : lastIndex(prompt, newest - 1, (m) => m.role === "assistant");
   const previous = lastIndex(prompt, reply - 1, (m) => m.role !== "system" && m.role !== "assistant");
   if (reply >= 0 && previous >= 0) marked.add(previous);
   // Messages are built fresh for each request, so marking copies keeps nothing shared mutable; tools are shared: copied.

@@ -80,6 +80,11 @@ export interface ModelRequest {
    * (the session id); OpenAI routes requests with the same key to the same cache.
    */
   cacheKey?: string;
+  /**
+   * The conversation is sent this once (a compaction summary): only the tools and system
+   * prompt are cached, since writing the messages would cost more and never be read.
+   */
+  once?: boolean;
 }
 
 /** Why a model call ended. */

@@ -179,6 +179,15 @@ for (const runtime of RUNTIMES) {
       await prompt(r, "/session");
       const shown = agentText(r.client.updates(r.sessionId).slice(before));
       expect(shown).toContain(`Input from the cache: ${((read / input) * 100).toFixed(1)}% of `);
+
+      // A compaction summary goes the same way, but its conversation is sent once: only its system prompt is marked.
+      r.server.push({ text: "The summary of the reads." });
+      expect((await prompt(r, "/compact")).stopReason).toBe("end_turn");
+      const summary = r.server.requests.at(-1)!;
+      expect(r.server.requests).toHaveLength(13);
+      expect(breakpointsOf(summary.body)).toBe(1);
+      expect(JSON.stringify(summary.body.system)).toContain('"cache_control":{"type":"ephemeral"}');
+      expect(JSON.stringify(summary.body.messages)).not.toContain("cache_control");
     });
 
     test("promptCache off marks no breakpoint; long asks for the 1-hour cache on each", async () => {

@@ -8,7 +8,7 @@
  * @module
  */
 import type { FunctionTool, Prompt } from "./ai-sdk-v3.ts";
-import type { ProviderEndpoint } from "./types.ts";
+import type { ModelInfo, ProviderEndpoint } from "./types.ts";
 
 /** Anthropic refuses a request with more breakpoints than this. */
 export const MAX_BREAKPOINTS = 4;
@@ -50,6 +50,11 @@ export function withCacheBreakpoints(
 export function openaiCacheOptions(endpoint: ProviderEndpoint, cacheKey: string | undefined): { promptCacheKey?: string } {
   if (endpoint.api !== "openai" || endpoint.promptCache === "off" || !cacheKey) return {};
   return { promptCacheKey: cacheKey.length <= MAX_CACHE_KEY_CHARS ? cacheKey : cacheKey.slice(0, MAX_CACHE_KEY_CHARS) };
+}
+
+/** Anthropic bills 1-hour cache writes at twice the input price (5-minute ones at 1.25×, the catalog's `cacheWrite`). */
+export function longCachePrice(price: NonNullable<ModelInfo["price"]>): NonNullable<ModelInfo["price"]> {
+  return { ...price, cacheWrite: price.input * 2 };
 }
 
 function mark(message: Message, control: CacheControl): Message {

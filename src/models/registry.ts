@@ -8,6 +8,7 @@ import type { AuthFile, Settings } from "../config/settings-schema.ts";
 import { env } from "../runtime/process/process.ts";
 import { createAiSdkModel } from "./ai-sdk.ts";
 import { catalogInfo, catalogModelIds, PREFERRED_DEFAULTS } from "./catalog.ts";
+import { longCachePrice } from "./prompt-cache.ts";
 import { createFauxModel } from "./faux.ts";
 import { FauxScript, loadFauxScript, type FauxStep } from "./faux-script.ts";
 import type { ModelClient, ModelInfo } from "./types.ts";
@@ -128,6 +129,7 @@ export class ModelRegistry {
     const base = catalogInfo(provider.name, id);
     const info: ModelInfo = { ...base, ...stripUndefined(declared ?? {}), ...stripUndefined(override ?? {}), provider: provider.name, id };
     if (declared?.name === undefined && override?.name === undefined) info.name = base.name;
+    if (provider.api === "anthropic" && this.#options.settings.promptCache === "long" && info.price) info.price = longCachePrice(info.price);
     return {
       spec: `${provider.name}/${id}`,
       info,

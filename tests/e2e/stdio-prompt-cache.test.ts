@@ -209,6 +209,13 @@ for (const runtime of RUNTIMES) {
         expect(controls.length).toBeLessThanOrEqual(4);
         for (const control of controls) expect(control).toBe('"cache_control":{"type":"ephemeral","ttl":"1h"}');
       }
+      // 1-hour writes cost twice the input price, and the cost says so.
+      const sum = (pick: (u: NonNullable<(typeof long.server.requests)[number]["cache"]>) => number) => long.server.requests.reduce((n, q) => n + pick(q.cache!), 0);
+      const written = sum((u) => u.cacheWrite);
+      expect(written).toBeGreaterThan(0);
+      const expected = (sum((u) => u.input) * PRICE.input + sum((u) => u.cacheRead) * PRICE.cacheRead + written * PRICE.input * 2 + 5 * long.server.requests.length * PRICE.output) / 1e6;
+      const last = long.client.updates(long.sessionId).filter((u) => u.sessionUpdate === "usage_update").at(-1) as { cost: { amount: number } };
+      expect(last.cost.amount).toBeCloseTo(expected, 5);
     });
 
     test("a promptCache the agent does not know is refused by name, and nothing is sent", async () => {

@@ -57,6 +57,7 @@ const BUILTINS: Record<string, Builtin> = {
       `Tokens so far: ${formatTokens(t.input)} in, ${formatTokens(t.output)} out, ${formatTokens(t.cacheRead)} cache read, ${formatTokens(t.cacheWrite)} cache write; ${t.requests} model calls`,
       `Cost: ${t.cost === undefined ? "unknown (no price for this model)" : `$${t.cost.toFixed(4)}`}`,
       `Stored: ${services.options.noSession ? "in memory only (--no-session)" : join(services.sessionDir, cwdSlug(live.cwd), `${live.id}.jsonl`)}`,
+      backgroundLine(live),
     ];
     return await say(context, lines.join("\n"));
   },
@@ -81,4 +82,16 @@ const BUILTINS: Record<string, Builtin> = {
 /** The built-in command called `name`, if there is one. */
 export function builtinCommand(name: string): Builtin | undefined {
   return Object.hasOwn(BUILTINS, name) ? BUILTINS[name] : undefined;
+}
+
+/** What runs in the background: each command's id, command line (cut) and state. */
+function backgroundLine(live: LiveSession): string {
+  const commands = live.backgroundCommands();
+  if (commands.length === 0) return "Background commands: none";
+  const items = commands.map((c) => {
+    const line = c.command.length > 60 ? `${c.command.slice(0, 59)}…` : c.command;
+    const state = c.exit ? "ended" : `running for ${Math.round((Date.now() - c.startedAt) / 1000)} s`;
+    return `  ${c.id}: ${line.replace(/\s+/g, " ")} (${state}${c.terminalId ? ", in the editor's terminal" : ""})`;
+  });
+  return [`Background commands (${commands.length}):`, ...items].join("\n");
 }

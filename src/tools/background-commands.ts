@@ -39,10 +39,10 @@ export class BackgroundCommands implements BackgroundCommandsView {
 
   /** The commands held now, oldest first. */
   list(): BackgroundCommandInfo[] {
-    return [...this.#entries.values()].map(({ process: _, ...info }) => info);
+    return [...this.#entries.values()].map(({ process: _running, ...info }) => info);
   }
 
-  async start(workspace: Workspace, command: string): Promise<{ id: string; process: BackgroundProcess; first: BackgroundRead }> {
+  async start(workspace: Workspace, command: string): Promise<{ id: string; command: BackgroundProcess; first: BackgroundRead }> {
     if (this.#closed) throw new ToolError("The session is closing; no command can start in the background.");
     if (!workspace.startBackground) throw new ToolError("Commands cannot run in the background here.");
     if (this.#entries.size >= MAX_BACKGROUND_COMMANDS) {
@@ -55,9 +55,9 @@ export class BackgroundCommands implements BackgroundCommandsView {
     // Held before the start completes, so concurrent starts cannot pass the bound.
     const placeholder = { id, command, startedAt: Date.now() } as Entry;
     this.#entries.set(id, placeholder);
-    let process: BackgroundProcess;
+    let started: BackgroundProcess;
     try {
-      process = await workspace.startBackground({ command, cwd: workspace.cwd });
+      started = await workspace.startBackground({ command, cwd: workspace.cwd });
     } catch (error) {
       this.#entries.delete(id);
       throw error;
@@ -65,14 +65,14 @@ export class BackgroundCommands implements BackgroundCommandsView {
     if (this.#closed) {
       // The session closed while the command was starting: it must not outlive it.
       this.#entries.delete(id);
-      await process.stop();
+      await started.stop();
       throw new ToolError("The session closed while the command was starting; it was stopped.");
     }
-    placeholder.process = process;
-    if (process.terminalId !== undefined) placeholder.terminalId = process.terminalId;
-    await process.changed(FIRST_OUTPUT_MS, new AbortController().signal);
-    const first = await this.#reported(placeholder, await process.read());
-    return { id, process, first };
+    placeholder.process = started;
+    if (started.terminalId !== undefined) placeholder.terminalId = started.terminalId;
+    await started.changed(FIRST_OUTPUT_MS, new AbortController().signal);
+    const first = await this.#reported(placeholder, await started.read());
+    return { id, command: started, first };
   }
 
   async read(id: string, waitMs: number, signal: AbortSignal): Promise<BackgroundRead> {

@@ -123,9 +123,14 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
     }
   }, 60_000);
 
-  test("a background command left running ends when the agent is killed with SIGKILL", async () => {
+  test("background commands left running end when the agent is killed with SIGKILL", async () => {
     const marker = uniqueMarker();
-    const script = [{ toolCalls: [{ id: "start", name: "bash", input: { command: serverCommand(marker, true), background: true } }] }, { text: "left running" }];
+    // Two, so that neither's watchdog is held open by a pipe end the other inherited.
+    const script = [
+      { toolCalls: [{ id: "other", name: "bash", input: { command: `export ${marker}; exec sleep 299`, background: true } }] },
+      { toolCalls: [{ id: "start", name: "bash", input: { command: serverCommand(marker, true), background: true } }] },
+      { text: "left running" },
+    ];
     const s = await startScenario(runtime, { script, args: ["--approval-mode", "yolo"], files: { "project/server.cjs": SERVER } });
     try {
       const pid = await startedAndLeft(s);

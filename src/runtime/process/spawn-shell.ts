@@ -45,12 +45,14 @@ export interface ShellProcess extends ProcessTreeControl {
 /**
  * Runs the command (stdin /dev/null) after starting a watchdog that holds the pipe from the agent
  * on fd 3: `read` returns at EOF, i.e. once every write end is closed, which the agent's exit
- * does however it ends. The watchdog then ends its whole process group, politely then by force.
- * It dies with the group when the agent stops the command itself.
+ * does however it ends (and so does the shell's own exit: the runtimes close a child's stdin
+ * then). The watchdog then ends its whole process group, politely then by force. Its TERM trap
+ * lets it outlive its own TERM to send the KILL; a TERM from the agent ends its `sleep`, so the
+ * KILL follows at once instead of after the grace.
  */
 const TIED_SCRIPT = [
   "exec 3<&0 </dev/null",
-  "( while read -r _ <&3; do :; done; trap '' TERM; kill -TERM 0; sleep 2; kill -KILL 0 ) &",
+  "( while read -r _ <&3; do :; done; trap : TERM; kill -TERM 0; sleep 2; kill -KILL 0 ) >/dev/null 2>&1 &",
   "exec 3<&-",
   'exec "$0" -c "$1" 2>&1',
 ].join("\n");

@@ -9,11 +9,13 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { NODE, RUNTIMES } from "../helpers/agent-process.ts";
+import { acp, initialize } from "../helpers/acp-client.ts";
+import { makeSandbox, NODE, RUNTIMES } from "../helpers/agent-process.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 import { EditorTerminals } from "../helpers/editor-capabilities.ts";
 import { killProcessesWithEnv, processesWithEnv, processGone } from "../helpers/processes.ts";
 import { finalStatus, startScenario, toolEvents, toolText, type Scenario } from "../helpers/scenario.ts";
+import { connectWs, startServe, TOKEN } from "../helpers/serve-process.ts";
 
 /** Listens only once `go` exists, then says so in one line and leaves its port and pid in files. */
 const SERVER = `
@@ -141,6 +143,51 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
     } finally {
       s.close();
       killProcessesWithEnv(marker);
+    }
+  }, 60_000);
+
+  test("closing the session ends a background command it left running; the agent goes on", async () => {
+    const marker = uniqueMarker();
+    const script = [{ toolCalls: [{ id: "start", name: "bash", input: { command: serverCommand(marker, true), background: true } }] }, { text: "left running" }];
+    const s = await startScenario(runtime, { script, args: ["--approval-mode", "yolo"], files: { "project/server.cjs": SERVER } });
+    try {
+      const pid = await startedAndLeft(s);
+      await s.client.agent.request(acp.methods.agent.session.close, { sessionId: s.sessionId });
+      await waitFor(() => processGone(pid), 5000, "the server to end with its session");
+      expect(processesWithEnv(marker)).toEqual([]);
+      expect(s.proc.child.exitCode).toBeNull();
+    } finally {
+      s.close();
+      killProcessesWithEnv(marker);
+    }
+  }, 60_000);
+
+  test("agent serve draining on SIGTERM ends the background commands of its sessions", async () => {
+    const marker = uniqueMarker();
+    const sandbox = makeSandbox();
+    sandbox.write("project/server.cjs", SERVER);
+    const script = sandbox.write(
+      "script.json",
+      JSON.stringify([{ toolCalls: [{ id: "start", name: "bash", input: { command: serverCommand(marker, true), background: true } }] }, { text: "left running" }]),
+    );
+    const server = await startServe(runtime, sandbox, { script, args: ["--model", "faux/script", "--approval-mode", "yolo"] });
+    try {
+      const client = connectWs(`${server.wsUrl}/acp`, TOKEN);
+      await initialize(client);
+      const { sessionId } = await client.agent.request(acp.methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] });
+      const answer = await client.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "serve it" }] });
+      expect(answer.stopReason).toBe("end_turn");
+      const pidFile = join(sandbox.project, "server.pid");
+      await waitFor(() => existsSync(pidFile), 15_000, "the server to listen");
+      const pid = Number(readFileSync(pidFile, "utf8"));
+      expect(processGone(pid)).toBe(false);
+      expect(await server.stop("SIGTERM")).toBe(0);
+      await waitFor(() => processGone(pid), 5000, "the server to end with agent serve");
+      expect(processesWithEnv(marker)).toEqual([]);
+    } finally {
+      server.proc.child.kill("SIGKILL");
+      killProcessesWithEnv(marker);
+      sandbox.cleanup();
     }
   }, 60_000);
 

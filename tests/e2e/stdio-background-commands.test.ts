@@ -267,6 +267,31 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
     }
   }, 60_000);
 
+  test("a registered key a background command prints is hidden, also when split across reads", async () => {
+    const key = "sk-openai-e2e-BACKGROUND-3f9a1c7e5d";
+    // The second half waits for a file the model creates between two reads, so the halves are read apart.
+    const command = `printf '%s' '${key.slice(0, 15)}'; while [ ! -e more ]; do sleep 0.05; done; printf '%s\\n' '${key.slice(15)}'; echo tail`;
+    const script = [
+      { toolCalls: [{ id: "start", name: "bash", input: { command, background: true } }] },
+      { toolCalls: [{ id: "first", name: "bash_output", input: { id: "bg1" } }] },
+      { toolCalls: [{ id: "more", name: "bash", input: { command: "touch more" } }] },
+      { toolCalls: [{ id: "rest", name: "bash_output", input: { id: "bg1", wait_ms: 30_000 } }] },
+      { text: "done" },
+    ];
+    const s = await startScenario(runtime, { script, args: ["--approval-mode", "yolo"], env: { OPENAI_API_KEY: key } });
+    try {
+      expect((await s.prompt("go")).stopReason).toBe("end_turn");
+      // What the command printed (its own line is the model's, and carries both halves apart).
+      const seen = ["start", "first", "rest"].map((id) => JSON.stringify(toolEvents(s.updates(), id).filter((u) => u.sessionUpdate === "tool_call_update"))).join("\n");
+      expect(seen).toContain("[redacted]");
+      expect(seen).not.toContain(key);
+      expect(seen).not.toContain(key.slice(15));
+      expect(seen).not.toContain(key.slice(0, 15));
+    } finally {
+      s.close();
+    }
+  }, 60_000);
+
   test("read-only mode refuses a background command before anything runs", async () => {
     const script = [{ toolCalls: [{ id: "start", name: "bash", input: { command: "touch started", background: true } }] }, { text: "done" }];
     const s = await startScenario(runtime, { script, args: ["--approval-mode", "read-only"] });

@@ -8,7 +8,7 @@
 import { env } from "../runtime/process/process.ts";
 import { isPosixShell } from "../runtime/process/spawn-shell.ts";
 import { redact } from "../runtime/secrets.ts";
-import type { BackgroundExit, BackgroundProcess, BackgroundRead } from "../tools/types.ts";
+import { ToolError, type BackgroundExit, type BackgroundProcess, type BackgroundRead } from "../tools/types.ts";
 import { UnreadOutput } from "../tools/unread-output.ts";
 import type { AgentContext, CreateTerminalRequest } from "./sdk.ts";
 
@@ -38,7 +38,13 @@ export async function startInEditorTerminal(client: AgentContext, sessionId: str
 
   /** Asks the editor, moves what is new into `unread`; true when anything changed. */
   const refresh = async (): Promise<boolean> => {
-    const current = await handle.currentOutput();
+    let current: Awaited<ReturnType<typeof handle.currentOutput>>;
+    try {
+      current = await handle.currentOutput();
+    } catch (error) {
+      // The client that runs the terminal left (another client of the session may be asking) or refuses.
+      throw new ToolError(`The editor terminal of this command cannot be reached (${error instanceof Error ? error.message : String(error)}); bash_stop forgets it.`);
+    }
     const text = current.output;
     let fresh: string;
     if (!current.truncated && text.length >= seenLength) fresh = text.slice(seenLength);

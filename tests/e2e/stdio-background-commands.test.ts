@@ -257,6 +257,10 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
         .join("");
       expect(said).toContain("Background commands (8):");
       expect(said).toContain("bg1: export");
+      // So does `session/status`.
+      const status = await (s.client.agent.request as (m: string, p: unknown) => Promise<any>)("session/status", { sessionId: s.sessionId });
+      expect(status.status).toBe("open");
+      expect(status.backgroundCommands.map((c: { id: string; running: boolean }) => [c.id, c.running])).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((n) => [`bg${n}`, true]));
 
       s.proc.child.stdin!.end();
       expect((await s.proc.exited).code).toBe(0);

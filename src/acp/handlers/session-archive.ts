@@ -31,6 +31,6 @@ export function registerSessionArchive(app: HandlerApp, services: AgentServices,
 
   app.onRequest("session/status", ownParams(SessionIdParams), async ({ params }) => {
     inScope(state, params.sessionId);
-    return { status: await sessionStatus(services, params.sessionId) };
+    return { ...(await sessionStatus(services, params.sessionId)) };
   });
 }

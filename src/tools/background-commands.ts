@@ -42,7 +42,7 @@ export class BackgroundCommands implements BackgroundCommandsView {
     return [...this.#entries.values()].map(({ process: _running, ...info }) => info);
   }
 
-  async start(workspace: Workspace, command: string): Promise<{ id: string; command: BackgroundProcess; first: BackgroundRead }> {
+  async start(workspace: Workspace, command: string, signal = new AbortController().signal): Promise<{ id: string; command: BackgroundProcess; first: BackgroundRead }> {
     if (this.#closed) throw new ToolError("The session is closing; no command can start in the background.");
     if (!workspace.startBackground) throw new ToolError("Commands cannot run in the background here.");
     if (this.#entries.size >= MAX_BACKGROUND_COMMANDS) {
@@ -70,7 +70,8 @@ export class BackgroundCommands implements BackgroundCommandsView {
     }
     placeholder.process = started;
     if (started.terminalId !== undefined) placeholder.terminalId = started.terminalId;
-    await started.changed(FIRST_OUTPUT_MS, new AbortController().signal);
+    // A cancel cuts the wait for first output short; the command runs on all the same.
+    await started.changed(FIRST_OUTPUT_MS, signal);
     const first = await this.#reported(placeholder, await started.read());
     return { id, command: started, first };
   }

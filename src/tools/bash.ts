@@ -82,7 +82,7 @@ export const bashTool: ToolDefinition<typeof BashInput> = {
 async function startInBackground(command: string, context: ToolContext): Promise<ToolResult> {
   const commands = context.backgroundCommands;
   if (!commands) throw new ToolError("Commands cannot run in the background in this session.");
-  const { id, command: started, first } = await commands.start(context.workspace, command);
+  const { id, command: started, first } = await commands.start(context.workspace, command, context.signal);
   if (started.terminalId !== undefined) context.report?.({ type: "terminal", terminalId: started.terminalId });
   const lead = [first.exit ? "The command already ended." : "Started in the background. Read its output with bash_output; end it with bash_stop when done."];
   return backgroundResult(id, first, lead, started.terminalId !== undefined ? { terminalId: started.terminalId } : {});

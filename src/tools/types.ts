@@ -201,7 +201,7 @@ export interface ToolContext {
 /** The session's background commands as tools reach them (implemented by `BackgroundCommands`). */
 export interface BackgroundCommandsView {
   /** Starts `command` and waits a moment for its first output. */
-  start(workspace: Workspace, command: string): Promise<{ id: string; command: BackgroundProcess; first: BackgroundRead }>;
+  start(workspace: Workspace, command: string, signal?: AbortSignal): Promise<{ id: string; command: BackgroundProcess; first: BackgroundRead }>;
   /** Output since the last read, waiting up to `waitMs` for some (or the end); throws `ToolError` naming the ids held for an unknown id. */
   read(id: string, waitMs: number, signal: AbortSignal): Promise<BackgroundRead>;
   /** Ends the command's whole tree and forgets it. */

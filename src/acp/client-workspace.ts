@@ -6,15 +6,11 @@
  * method the client did not advertise is never called.
  * @module
  */
-import { env } from "../runtime/process/process.ts";
 import { redact } from "../runtime/secrets.ts";
-import { isPosixShell } from "../runtime/process/spawn-shell.ts";
 import { truncateTail } from "../tools/truncate.ts";
 import type { ExecRequest, ExecResult, Workspace } from "../tools/types.ts";
+import { startInEditorTerminal, terminalRequest } from "./client-background.ts";
 import { methods, type AgentContext, type ClientCapabilities } from "./sdk.ts";
-
-/** Output the editor keeps for a terminal; enough for the tail the model sees. */
-const TERMINAL_OUTPUT_LIMIT = 1024 * 1024;
 
 export function clientWorkspace(local: Workspace, client: AgentContext, capabilities: ClientCapabilities, sessionId: string): Workspace {
   const readable = capabilities.fs?.readTextFile === true;
@@ -37,21 +33,17 @@ export function clientWorkspace(local: Workspace, client: AgentContext, capabili
         }
       : (path, content, signal) => local.writeTextFile(path, content, signal),
     exec: terminal ? (request) => execInEditorTerminal(client, sessionId, request) : (request) => local.exec(request),
+    ...(terminal
+      ? { startBackground: (request) => startInEditorTerminal(client, sessionId, request) }
+      : local.startBackground
+        ? { startBackground: (request) => local.startBackground!(request) }
+        : {}),
   };
 }
 
 /** Runs a command in an editor terminal: create, wait (kill on timeout or cancel), read output, always release. */
 async function execInEditorTerminal(client: AgentContext, sessionId: string, request: ExecRequest): Promise<ExecResult> {
-  // Only a POSIX-style shell may run the line: the permission gate decided on what such a shell would run.
-  const user = env("SHELL");
-  const shell = user && isPosixShell(user) ? user : "/bin/sh";
-  const handle = await client.createTerminal({
-    sessionId,
-    command: shell,
-    args: ["-c", request.command],
-    cwd: request.cwd,
-    outputByteLimit: TERMINAL_OUTPUT_LIMIT,
-  });
+  const handle = await client.createTerminal(terminalRequest(sessionId, request.command, request.cwd));
   request.onTerminal?.(handle.id);
   let timedOut = false;
   let cancelled = false;

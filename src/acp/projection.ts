@@ -162,10 +162,11 @@ export class TurnProjector {
       ...toolResultFields(event.content, event.details),
     };
     const terminalId = view?.clientTerminal ?? (this.#options.terminalOutput && view ? event.toolCallId : undefined);
-    if (terminalId && event.status !== "in_progress" && event.exit) {
+    // An editor terminal stays the content even while its command runs on (a background command).
+    if (terminalId && event.status !== "in_progress" && (event.exit || view?.clientTerminal)) {
       // The terminal already shows the output; keep it as the content and say how the command ended.
       update.content = [{ type: "terminal", terminalId }];
-      if (!view?.clientTerminal) {
+      if (!view?.clientTerminal && event.exit) {
         update._meta = { ...update._meta, terminal_exit: { terminal_id: terminalId, exit_code: event.exit.exitCode, signal: event.exit.signal } };
       }
     } else if (event.diff) {

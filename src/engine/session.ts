@@ -6,6 +6,7 @@
  */
 import { callCost, contextTokens } from "../models/cost.ts";
 import type { ImagePart, ModelClient, ModelMessage, TextPart, ThinkingLevel, Usage } from "../models/types.ts";
+import { BackgroundCommands } from "../tools/background-commands.ts";
 import type { ToolDefinition, Workspace } from "../tools/types.ts";
 import { compactHistory, type CompactionBudget, type CompactionOutcome } from "./compaction.ts";
 import type { EventSink, StopReason } from "./events.ts";
@@ -64,6 +65,8 @@ export class AgentSession {
   readonly totals: SessionTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, requests: 0, cost: 0 };
   /** Tokens in context after the last model call (0 before the first). */
   contextUsed = 0;
+  /** Commands the model started in the background; they belong to the session, not to a turn. */
+  readonly backgroundCommands = new BackgroundCommands();
   #turn?: AbortController;
   readonly #steering = new SteeringInbox();
 
@@ -126,6 +129,7 @@ export class AgentSession {
         ...(this.compaction ? { compaction: this.compaction } : {}),
         steering: this.#steering,
         cacheKey: this.id,
+        backgroundCommands: this.backgroundCommands,
       },
       { role: "user", content },
     );

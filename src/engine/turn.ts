@@ -8,7 +8,7 @@
  * @module
  */
 import type { ModelClient, ModelMessage, ThinkingLevel, ToolResultMessage, Usage, UserMessage } from "../models/types.ts";
-import type { ToolDefinition, Workspace } from "../tools/types.ts";
+import type { BackgroundCommandsView, ToolDefinition, Workspace } from "../tools/types.ts";
 import type { EventSink, StopReason } from "./events.ts";
 import { newMessageId } from "./ids.ts";
 import { compactHistory, estimateTokens, type CompactionBudget } from "./compaction.ts";
@@ -38,6 +38,8 @@ export interface TurnContext {
   steering?: SteeringInbox;
   /** Keeps the conversation's requests on one provider cache (the session id). */
   cacheKey?: string;
+  /** The session's background commands. */
+  backgroundCommands?: BackgroundCommandsView;
 }
 
 export async function runTurn(context: TurnContext, prompt: UserMessage): Promise<StopReason> {
@@ -97,7 +99,13 @@ export async function runTurn(context: TurnContext, prompt: UserMessage): Promis
     for (const [index, call] of prepared.entries()) {
       let outcome: ToolResultMessage;
       try {
-        outcome = await executeCall(call, { workspace: context.workspace, signal, emit, ...(context.authorize ? { authorize: context.authorize } : {}) });
+        outcome = await executeCall(call, {
+          workspace: context.workspace,
+          signal,
+          emit,
+          ...(context.authorize ? { authorize: context.authorize } : {}),
+          ...(context.backgroundCommands ? { backgroundCommands: context.backgroundCommands } : {}),
+        });
       } catch (error) {
         if (!signal.aborted) throw error;
         return await closeUnrun(prepared.slice(index).map((c) => c.part), append, "cancelled", emit);

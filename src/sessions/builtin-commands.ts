@@ -66,6 +66,7 @@ const BUILTINS: Record<string, Builtin> = {
       `Input from the cache: ${cacheLine(t)}`,
       `Cost: ${t.cost === undefined ? "unknown (no price for this model)" : `$${t.cost.toFixed(4)}`}`,
       `Stored: ${services.options.noSession ? "in memory only (--no-session)" : join(services.sessionDir, cwdSlug(live.cwd), `${live.id}.jsonl`)}`,
+      backgroundLine(live),
     ];
     return await say(context, lines.join("\n"));
   },
@@ -90,4 +91,16 @@ const BUILTINS: Record<string, Builtin> = {
 /** The built-in command called `name`, if there is one. */
 export function builtinCommand(name: string): Builtin | undefined {
   return Object.hasOwn(BUILTINS, name) ? BUILTINS[name] : undefined;
+}
+
+/** What runs in the background: each command's id, command line (cut) and state. */
+function backgroundLine(live: LiveSession): string {
+  const commands = live.backgroundCommands();
+  if (commands.length === 0) return "Background commands: none";
+  const items = commands.map((c) => {
+    const line = c.command.length > 60 ? `${c.command.slice(0, 59)}…` : c.command;
+    const state = c.exit ? "ended" : `running for ${Math.round((Date.now() - c.startedAt) / 1000)} s`;
+    return `  ${c.id}: ${line.replace(/\s+/g, " ")} (${state}${c.terminalId ? ", in the editor's terminal" : ""})`;
+  });
+  return [`Background commands (${commands.length}):`, ...items].join("\n");
 }

@@ -17,6 +17,7 @@ import type { AgentSession, SessionTotals, TurnOptions } from "../engine/session
 import type { ImagePart, ModelClient, ModelMessage, TextPart, ThinkingLevel } from "../models/types.ts";
 import type { Grant } from "../permissions/grants.ts";
 import type { McpConnections } from "../tools/mcp/connections.ts";
+import type { BackgroundCommandInfo } from "../tools/background-commands.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { log } from "../runtime/log.ts";
 import { contentChars } from "../engine/steering-inbox.ts";
@@ -404,12 +405,17 @@ export class LiveSession {
     await this.#turn.holder?.finished;
   }
 
-  /** Ends the session in this process: waiting prompts dropped, its turn cancelled and awaited, its journal and MCP servers closed. */
+  /** The commands the model runs in the background now, oldest first. */
+  backgroundCommands(): BackgroundCommandInfo[] {
+    return this.#agent.backgroundCommands.list();
+  }
+
+  /** Ends the session in this process: waiting prompts dropped, its turn cancelled and awaited, its background commands ended, its journal and MCP servers closed. */
   async close(reason: string): Promise<void> {
     this.#turn.close();
     this.cancel(reason);
     await this.turnSettled();
-    await Promise.all([this.recorder.journal.close(), this.#mcp?.close()]);
+    await Promise.all([this.recorder.journal.close(), this.#mcp?.close(), this.#agent.backgroundCommands.closeAll()]);
   }
 }
 

@@ -1,8 +1,9 @@
 /**
  * Whether a session is open in this process or only stored (`session/status`):
  * read without side effects — nothing is opened, locked, attached or changed.
- * An open session also tells what its model calls used so far, and how much
- * of their input the provider's cache served.
+ * An open session also tells what its model calls used so far, how much of
+ * their input the provider's cache served, and the commands it runs in the
+ * background.
  * @module
  */
 import { cachedInputShare } from "../models/cost.ts";
@@ -22,10 +23,38 @@ export interface SessionUsage {
   requests: number;
 }
 
+/** A background command as `session/status` lists it. */
+export interface BackgroundCommandStatus {
+  id: string;
+  command: string;
+  /** ISO time it started. */
+  startedAt: string;
+  running: boolean;
+  /** The editor terminal it runs in, if any. */
+  terminalId?: string;
+}
+
+/** The status of a session: what an open one used, and its background commands while it has some. */
+export interface SessionStatus {
+  status: "open" | "saved";
+  usage?: SessionUsage;
+  backgroundCommands?: BackgroundCommandStatus[];
+}
+
 /** `open` when the session is live in this process (for any client), `saved` when it is only stored; `not_found` otherwise. */
-export async function sessionStatus(services: AgentServices, sessionId: string): Promise<{ status: "open" | "saved"; usage?: SessionUsage }> {
+export async function sessionStatus(services: AgentServices, sessionId: string): Promise<SessionStatus> {
   const live = services.sessions.get(sessionId);
-  if (live) return { status: "open", usage: sessionUsage(live.agent.totals) };
+  if (live) {
+    const commands = live.backgroundCommands().map((c) => ({
+      id: c.id,
+      command: c.command,
+      startedAt: new Date(c.startedAt).toISOString(),
+      running: c.exit === undefined,
+      ...(c.terminalId !== undefined ? { terminalId: c.terminalId } : {}),
+    }));
+    const usage = sessionUsage(live.agent.totals);
+    return commands.length > 0 ? { status: "open", usage, backgroundCommands: commands } : { status: "open", usage };
+  }
   if (await services.store.exists(sessionId)) return { status: "saved" };
   throw unknownSession(sessionId);
 }

@@ -4,6 +4,8 @@
  * @module
  */
 import { bashTool } from "./bash.ts";
+import { bashOutputTool } from "./bash-output.ts";
+import { bashStopTool } from "./bash-stop.ts";
 import { editTool } from "./edit.ts";
 import { findTool } from "./find.ts";
 import { grepTool } from "./grep.ts";
@@ -13,4 +15,15 @@ import { readTool } from "./read.ts";
 import type { ToolDefinition } from "./types.ts";
 import { writeTool } from "./write.ts";
 
-export const builtinTools: ToolDefinition[] = [readTool, writeTool, editTool, bashTool, grepTool, findTool, lsTool, planTool];
+export const builtinTools: ToolDefinition[] = [
+  readTool,
+  writeTool,
+  editTool,
+  bashTool,
+  bashOutputTool,
+  bashStopTool,
+  grepTool,
+  findTool,
+  lsTool,
+  planTool,
+];

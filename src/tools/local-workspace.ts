@@ -4,6 +4,7 @@
  */
 import { readFileBytes, readFileHead, readTextFile, realPath, stat, writeFileAtomic } from "../runtime/files/fs.ts";
 import { runLocalCommand } from "./local-exec.ts";
+import { startLocalBackground } from "./local-background.ts";
 import { resolve } from "../runtime/files/path.ts";
 import type { Workspace } from "./types.ts";
 
@@ -41,5 +42,6 @@ export async function createLocalWorkspace(
       await writeFileAtomic(path, content, { ifUnchanged: true });
     },
     exec: (request) => runLocalCommand(request, options.outputDirectory ? { outputDirectory: options.outputDirectory } : {}),
+    startBackground: (request) => startLocalBackground(request),
   };
 }

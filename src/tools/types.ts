@@ -121,6 +121,34 @@ export interface ExecResult {
   cancelled: boolean;
 }
 
+/** How a background command ended: its exit code, or the signal that ended it. */
+export interface BackgroundExit {
+  code: number | null;
+  signal: string | null;
+}
+
+/** What a background command printed since it was last read, and whether it still runs. */
+export interface BackgroundRead {
+  /** The unread output (redacted), at most the bounded tail of it. */
+  output: string;
+  /** Bytes of unread output dropped (older than what is kept). */
+  droppedBytes: number;
+  /** Set once the command has ended. */
+  exit?: BackgroundExit;
+}
+
+/** A command started in the background: it runs on after the call that started it, until stopped or its owner ends. */
+export interface BackgroundProcess {
+  /** The editor terminal it runs in, when it runs in one. */
+  readonly terminalId?: string;
+  /** Takes the output not read yet; sets `exit` once it ended. */
+  read(): Promise<BackgroundRead>;
+  /** Resolves when there is unread output or the command ended, after `ms` at the latest, or when `signal` aborts. */
+  changed(ms: number, signal: AbortSignal): Promise<void>;
+  /** Ends the command and everything it started (politely, then by force) and returns what was not read yet and how it ended. */
+  stop(): Promise<BackgroundRead>;
+}
+
 /** Title and locations shown to the editor before the tool runs. */
 export interface ToolDescription {
   title: string;
@@ -149,6 +177,8 @@ export interface Workspace {
   writeTextFile(path: string, content: string, signal?: AbortSignal): Promise<void>;
   /** Runs a shell command; resolves when it has ended (also on timeout or cancel). */
   exec(request: ExecRequest): Promise<ExecResult>;
+  /** Starts a shell command that runs on after this call; absent where commands cannot run in the background. */
+  startBackground?(request: { command: string; cwd: string }): Promise<BackgroundProcess>;
 }
 
 export interface ToolContext {
@@ -164,6 +194,18 @@ export interface ToolContext {
   preview?: ToolPreview;
   /** Live progress for the editor. */
   report?(event: ToolReport): void;
+  /** The session's background commands (absent where none may be started). */
+  backgroundCommands?: BackgroundCommandsView;
+}
+
+/** The session's background commands as tools reach them (implemented by `BackgroundCommands`). */
+export interface BackgroundCommandsView {
+  /** Starts `command` and waits a moment for its first output. */
+  start(workspace: Workspace, command: string, signal?: AbortSignal): Promise<{ id: string; command: BackgroundProcess; first: BackgroundRead }>;
+  /** Output since the last read, waiting up to `waitMs` for some (or the end); throws `ToolError` naming the ids held for an unknown id. */
+  read(id: string, waitMs: number, signal: AbortSignal): Promise<BackgroundRead>;
+  /** Ends the command's whole tree and forgets it. */
+  stop(id: string): Promise<BackgroundRead>;
 }
 
 /** A tool: a valibot schema for its arguments, a description for the editor, and what it does. */

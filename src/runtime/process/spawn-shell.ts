@@ -23,6 +23,12 @@ export interface SpawnShellOptions {
   env?: Record<string, string>;
   /** Absolute path of a POSIX shell; defaults to `defaultShell()`. */
   shell?: string;
+  /**
+   * Tie the command to this process: a watchdog in its process group reads a pipe from this
+   * process and ends the group when the pipe closes, which this process's death does even when
+   * it is SIGKILLed (for commands that run on after the call that started them).
+   */
+  tiedToAgent?: boolean;
 }
 
 /** A running command. Its output must be read (or closed) or the command blocks once the pipe is full. */
@@ -35,6 +41,21 @@ export interface ShellProcess extends ProcessTreeControl {
   /** Stops reading: for children that keep the pipe open after the shell exited. Queued chunks are still delivered. */
   closeOutput(): void;
 }
+
+/**
+ * Runs the command (stdin /dev/null) after starting a watchdog that holds the pipe from the agent
+ * on fd 3: `read` returns at EOF, i.e. once every write end is closed, which the agent's exit
+ * does however it ends (and so does the shell's own exit: the runtimes close a child's stdin
+ * then). The watchdog then ends its whole process group, politely then by force. Its TERM trap
+ * lets it outlive its own TERM to send the KILL; a TERM from the agent ends its `sleep`, so the
+ * KILL follows at once instead of after the grace.
+ */
+const TIED_SCRIPT = [
+  "exec 3<&0 </dev/null",
+  "( while read -r _ <&3; do :; done; trap : TERM; kill -TERM 0; sleep 2; kill -KILL 0 ) >/dev/null 2>&1 &",
+  "exec 3<&-",
+  'exec "$0" -c "$1" 2>&1',
+].join("\n");
 
 const SH_LIKE = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash"]);
 
@@ -70,17 +91,21 @@ export function defaultShell(): string {
 export async function spawnShell(options: SpawnShellOptions): Promise<ShellProcess> {
   const shell = options.shell ?? defaultShell();
   const marker = newTreeMarker();
+  const tied = options.tiedToAgent === true;
   // /bin/sh points the shell's stderr at its stdout and execs it (same pid): one pipe keeps the exact write order.
-  const child = spawn("/bin/sh", ["-c", 'exec "$0" -c "$1" 2>&1', shell, options.command], {
+  const child = spawn("/bin/sh", ["-c", tied ? TIED_SCRIPT : 'exec "$0" -c "$1" 2>&1', shell, options.command], {
     cwd: options.cwd,
     env: withMarker(options.env, TREE_MARKER_VARIABLE, marker),
     detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+    // The stdin pipe of a tied command is never written: only its end (this process gone) means something.
+    stdio: [tied ? "pipe" : "ignore", "pipe", "pipe"],
   });
   const exited = exitOf(child);
   await started(child);
   // After a successful start an 'error' only means a failed kill; without a listener it would crash the process.
   child.on("error", () => {});
+  // Nothing is written to a tied command's pipe; a broken pipe there is no one's business.
+  child.stdin?.on("error", () => {});
   const pid = child.pid as number;
   const output = mergedOutput(child);
   return {

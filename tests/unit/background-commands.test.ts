@@ -1,0 +1,87 @@
+/**
+ * A session's background commands through their public functions, on this
+ * machine: unread output stays bounded and says what it dropped, a stop
+ * ends the whole tree, the count is bounded, and closing ends everything.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BackgroundCommands, MAX_BACKGROUND_COMMANDS } from "../../src/tools/background-commands.ts";
+import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
+import { DEFAULT_MAX_BYTES } from "../../src/tools/truncate.ts";
+import { ToolError } from "../../src/tools/types.ts";
+import { UnreadOutput } from "../../src/tools/unread-output.ts";
+import { waitFor } from "../helpers/expect-error.ts";
+import { processesWithEnv } from "../helpers/processes.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "acp-edge-background-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const never = new AbortController().signal;
+
+describe("UnreadOutput", () => {
+  test("keeps at most its limit, counts what it dropped, and hands out the model's budget", () => {
+    const unread = new UnreadOutput();
+    for (let i = 0; i < 100; i++) unread.push(`${"x".repeat(9_999)}\n`);
+    const taken = unread.take();
+    expect(new TextEncoder().encode(taken.output).byteLength).toBeLessThanOrEqual(DEFAULT_MAX_BYTES);
+    expect(taken.droppedBytes + new TextEncoder().encode(taken.output).byteLength + 1).toBeGreaterThanOrEqual(1_000_000);
+    expect(unread.pending).toBe(false);
+    expect(unread.take()).toEqual({ output: "", droppedBytes: 0 });
+  });
+
+  test("never keeps half of a surrogate pair", () => {
+    const unread = new UnreadOutput(3);
+    unread.push("a😀b");
+    unread.push("😀");
+    expect(unread.take().output).toBe("b😀");
+  });
+});
+
+describe("BackgroundCommands on this machine", () => {
+  test("a command that never stops printing: bounded reads with a dropped-output note; a stop ends its tree", async () => {
+    const workspace = await createLocalWorkspace(dir, []);
+    const commands = new BackgroundCommands();
+    const marker = `BACKGROUND_UNIT_MARK=${crypto.randomUUID()}`;
+    const { id } = await commands.start(workspace, `export ${marker}; (sleep 300 &) ; yes chatter`);
+    let dropped = 0;
+    for (let i = 0; i < 50 && dropped === 0; i++) {
+      const read = await commands.read(id, 1000, never);
+      expect(read.exit).toBeUndefined();
+      expect(new TextEncoder().encode(read.output).byteLength).toBeLessThanOrEqual(DEFAULT_MAX_BYTES);
+      dropped = read.droppedBytes;
+    }
+    expect(dropped).toBeGreaterThan(0);
+    // The subshell's sleep carries the marker once it has exec'd.
+    await waitFor(() => processesWithEnv(marker).length >= 2, 10_000, "yes and the sleep it left");
+    const stopped = await commands.stop(id);
+    expect(stopped.exit?.signal).toBe("SIGTERM");
+    expect(processesWithEnv(marker)).toEqual([]);
+    expect(commands.list()).toEqual([]);
+  }, 30_000);
+
+  test("an ended command is reported once with its exit code, then forgotten; what it left running ends with it", async () => {
+    const workspace = await createLocalWorkspace(dir, []);
+    const commands = new BackgroundCommands();
+    const marker = `BACKGROUND_UNIT_MARK=${crypto.randomUUID()}`;
+    const { id } = await commands.start(workspace, `export ${marker}; sleep 301 & touch ${join(dir, "left")}; while [ ! -e ${join(dir, "end")} ]; do sleep 0.05; done; echo bye; exit 3`);
+    await Bun.write(join(dir, "end"), "");
+    let read = await commands.read(id, 10_000, never);
+    while (!read.exit) read = await commands.read(id, 10_000, never);
+    expect(read.exit).toEqual({ code: 3, signal: null });
+    expect(processesWithEnv(marker)).toEqual([]);
+    await expect(commands.read(id, 0, never)).rejects.toBeInstanceOf(ToolError);
+  }, 30_000);
+
+  test(`at most ${MAX_BACKGROUND_COMMANDS} at once; closing ends them all and refuses new ones`, async () => {
+    const workspace = await createLocalWorkspace(dir, []);
+    const commands = new BackgroundCommands();
+    const marker = `BACKGROUND_UNIT_MARK=${crypto.randomUUID()}`;
+    for (let i = 0; i < MAX_BACKGROUND_COMMANDS; i++) await commands.start(workspace, `export ${marker}; exec sleep 30${i}`);
+    await expect(commands.start(workspace, "true")).rejects.toThrow(`Already ${MAX_BACKGROUND_COMMANDS} background commands`);
+    expect(processesWithEnv(marker)).toHaveLength(MAX_BACKGROUND_COMMANDS);
+    await commands.closeAll();
+    expect(processesWithEnv(marker)).toEqual([]);
+    await expect(commands.start(workspace, "true")).rejects.toThrow("closing");
+  }, 30_000);
+});

@@ -6,7 +6,7 @@
  */
 import * as v from "valibot";
 import type { ToolCallPart, ToolResultMessage } from "../models/types.ts";
-import type { PathFilter, ToolAccess, ToolDefinition, ToolDescription, ToolPreview, ToolReport, ToolResult, Workspace } from "../tools/types.ts";
+import type { PathFilter, SubagentHost, ToolAccess, ToolDefinition, ToolDescription, ToolPreview, ToolReport, ToolResult, Workspace } from "../tools/types.ts";
 import { StreamRedactor, redact, redactSecrets } from "../runtime/secrets.ts";
 import type { EngineEvent, EventSink } from "./events.ts";
 
@@ -62,7 +62,7 @@ export function prepareCall(part: ToolCallPart, tools: readonly ToolDefinition[]
 /** Runs a prepared call to completion, emitting its status changes. Rethrows only aborts. */
 export async function executeCall(
   call: PreparedCall,
-  context: { workspace: Workspace; signal: AbortSignal; authorize?: ToolAuthorizer; emit: EventSink },
+  context: { workspace: Workspace; signal: AbortSignal; authorize?: ToolAuthorizer; emit: EventSink; subagents?: (toolCallId: string) => SubagentHost },
 ): Promise<ToolResultMessage> {
   const { part, tool } = call;
   const { emit, signal, workspace } = context;
@@ -124,7 +124,8 @@ export async function executeCall(
   let result: ToolResult;
   try {
     // The preview is what was approved: edits and writes check the file still matches it.
-    const toolContext = { workspace, signal, toolCallId: part.id, outsideRootsApproved, report, ...(pathFilter ? { pathFilter } : {}), ...(preview ? { preview } : {}) };
+    const subagents = context.subagents?.(part.id);
+    const toolContext = { workspace, signal, toolCallId: part.id, outsideRootsApproved, report, ...(pathFilter ? { pathFilter } : {}), ...(preview ? { preview } : {}), ...(subagents ? { subagents } : {}) };
     result = withoutSecrets(await tool.execute(call.input, toolContext));
   } catch (error) {
     await flushOutput();

@@ -53,6 +53,7 @@ async function collect(folder: SetupFolder, loaded: LoadedSetup<AgentFile>, name
   for (const { path, failure } of listing.skipped) {
     if (failure.reason !== "too-deep") loaded.notices.push(`${folder.noun} ${path} was not read: ${describeFolderSkip(failure, folder.areaName, SETUP_FILE_BUDGET)}.`);
   }
+  const found: AgentFile[] = [];
   for (const { path, segments } of listing.files) {
     if (segments.length !== 0) continue;
     const parsed = await readListedFile(path, folder.noun, folder.areas, folder.areaName, loaded);
@@ -63,14 +64,9 @@ async function collect(folder: SetupFolder, loaded: LoadedSetup<AgentFile>, name
       continue;
     }
     const { fields, body } = parsed;
-    const name = fields.text("name")?.trim() || basename(path).slice(0, -3);
+    const name = fields.text("name")?.trim() || fileStem(path);
     if (!AGENT_NAME.test(name)) {
       skipped("its name is not 1 to 64 lowercase letters, digits and single hyphens (not at either end)");
-      continue;
-    }
-    const earlier = names.get(name);
-    if (earlier !== undefined) {
-      skipped(`the agent "${name}" of ${earlier} has that name`);
       continue;
     }
     const description = oneLine(fields.text("description") ?? "");
@@ -84,8 +80,7 @@ async function collect(folder: SetupFolder, loaded: LoadedSetup<AgentFile>, name
       continue;
     }
     if (fields.has("model")) loaded.notices.push(`${folder.noun} ${path}: its model is not used (subagents run on the session's model).`);
-    names.set(name, path);
-    loaded.items.push({
+    found.push({
       name,
       description: description.slice(0, MAX_DESCRIPTION),
       instructions: body.trim(),
@@ -94,6 +89,21 @@ async function collect(folder: SetupFolder, loaded: LoadedSetup<AgentFile>, name
       rank: folder.rank,
     });
   }
+  // Two files of one folder giving one name: the file named after it wins (`reviewer.md` over `reviewer-copy.md`).
+  const named = (agent: AgentFile) => (fileStem(agent.path) === agent.name ? 0 : 1);
+  for (const agent of found.sort((a, b) => named(a) - named(b))) {
+    const earlier = names.get(agent.name);
+    if (earlier !== undefined) {
+      loaded.notices.push(`${folder.noun} ${agent.path} was not loaded: the agent "${agent.name}" of ${earlier} has that name.`);
+      continue;
+    }
+    names.set(agent.name, agent.path);
+    loaded.items.push(agent);
+  }
+}
+
+function fileStem(path: string): string {
+  return basename(path).slice(0, -3);
 }
 
 /** The custom agents of `folders` (in rank order): the first of a name wins. */

@@ -25,6 +25,7 @@ export function subagentHost(parent: TurnContext, parentToolCallId: string, reco
     async run(request: SubagentRequest): Promise<SubagentAnswer> {
       const history: ModelMessage[] = [];
       const emit = subagentSink(parent.emit, parentToolCallId);
+      const authorize = parent.authorize;
       const stopReason = await runTurn(
         {
           model: parent.model,
@@ -36,7 +37,8 @@ export function subagentHost(parent: TurnContext, parentToolCallId: string, reco
           history,
           signal: parent.signal,
           emit,
-          ...(parent.authorize ? { authorize: parent.authorize } : {}),
+          // The parent's gate decides, told whose call it is (the permission request names the task call too).
+          ...(authorize ? { authorize: (call) => authorize({ ...call, parentToolCallId }) } : {}),
           recordUsage,
         },
         { role: "user", content: [{ type: "text", text: request.prompt }] },

@@ -18,6 +18,8 @@ export interface AuthorizationRequest {
   access: ToolAccess;
   preview?: ToolPreview;
   signal: AbortSignal;
+  /** A subagent's call: the `task` call that runs it. */
+  parentToolCallId?: string;
 }
 
 export type Authorization =

@@ -198,6 +198,7 @@ describe.each(RUNTIMES)("subagents on %s", (runtime) => {
     expect(writeAnswer.stopReason).toBe("end_turn");
     expect(permissions.requests).toHaveLength(1);
     expect(permissions.requests[0]!.toolCall.toolCallId).toBe("writer_write");
+    expect(permissions.requests[0]!.toolCall._meta?.[PARENT_KEY]).toBe("task_write");
     expect(existsSync(join(sandbox.project, "out.txt"))).toBe(false);
     const writer = server.requests.find((r) => isSubagent(r) && taskOf(r).includes("TASK-WRITE"))!;
     expect(toolNamesOf(writer)).toEqual(["write"]);

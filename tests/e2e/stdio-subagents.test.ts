@@ -20,6 +20,7 @@ import { acp, agentText } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
 import { manualGate, startFakeModelServer, type FakeModelServer, type RecordedRequest, type ScriptedTurn } from "../helpers/fake-model-server.ts";
 import { useFakeProvider } from "../helpers/fake-provider.ts";
+import { startHttpMcpServer, type HttpMcpServer } from "../helpers/mcp-test-server.ts";
 import { answering } from "../helpers/scenario.ts";
 import { startAgent, type RunningAgent } from "../helpers/session-agent.ts";
 
@@ -50,11 +51,14 @@ const rawText = (u: ToolUpdate | undefined) => ((u?.rawOutput ?? []) as Array<{ 
 describe.each(RUNTIMES)("subagents on %s", (runtime) => {
   let sandbox: Sandbox;
   let server: FakeModelServer;
+  let mcp: HttpMcpServer | undefined;
   const agents: RunningAgent[] = [];
 
   afterEach(async () => {
     for (const agent of agents.splice(0)) await agent.kill();
     await server?.close();
+    await mcp?.close();
+    mcp = undefined;
     sandbox?.cleanup();
   });
 
@@ -88,8 +92,10 @@ describe.each(RUNTIMES)("subagents on %s", (runtime) => {
       if (which === "beta") betaAsked.release();
       return { toolCalls: [{ id: `read_${which}`, name: "read", input: { path: `${which}.txt` } }], usage, ...(which === "alpha" ? { gate: betaAsked.gate } : {}) };
     };
+    mcp = await startHttpMcpServer();
     const agent = await start(reply);
-    const { sessionId } = await agent.newSession();
+    const mcpServers = [{ type: "http" as const, name: "web", url: `${mcp.url}/mcp`, headers: [] }];
+    const { sessionId } = await agent.client.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers });
     const answer = await agent.prompt(sessionId, "PARENT-PROMPT: look at both files");
     expect(answer.stopReason).toBe("end_turn");
 
@@ -101,11 +107,12 @@ describe.each(RUNTIMES)("subagents on %s", (runtime) => {
       expect(everything).not.toContain("PARENT-PROMPT");
       expect(everything.includes("TASK-ALPHA") !== everything.includes("TASK-BETA")).toBe(true);
       expect(messagesOf(request).filter((m) => m.role === "user")).toHaveLength(1);
-      expect(toolNamesOf(request)).toEqual(["find", "grep", "ls", "read"]);
+      // The read-only tools: the built-in ones and the MCP tools marked readOnlyHint, nothing that writes, runs or delegates.
+      expect(toolNamesOf(request)).toEqual(["find", "grep", "ls", "mcp__web__echo", "mcp__web__whoami", "read"]);
     }
     // The parent offers task; its last request carries both answers, each with what its subagent read.
     const parentRequests = server.requests.filter((r) => !isSubagent(r));
-    expect(toolNamesOf(parentRequests[0]!)).toContain("task");
+    expect(toolNamesOf(parentRequests[0]!)).toEqual(expect.arrayContaining(["task", "bash", "write", "mcp__web__write_note"]));
     const results = toolResults(parentRequests.at(-1)!);
     expect(results.find((t) => t.startsWith("ANSWER-alpha"))).toContain("ALPHA-CONTENT");
     expect(results.find((t) => t.startsWith("ANSWER-beta"))).toContain("BETA-CONTENT");
@@ -132,7 +139,7 @@ describe.each(RUNTIMES)("subagents on %s", (runtime) => {
     const again = await startAgent(runtime, sandbox, {});
     agents.push(again);
     const before = again.client.updates(sessionId).length;
-    await again.client.agent.request(methods.agent.session.load, { sessionId, cwd: sandbox.project, mcpServers: [] });
+    await again.client.agent.request(methods.agent.session.load, { sessionId, cwd: sandbox.project, mcpServers });
     const replayed = toolUpdates(again.client.updates(sessionId).slice(before));
     const replayedTask = replayed.find((u) => u.toolCallId === "task_a")!;
     expect(replayedTask.status).toBe("completed");
@@ -148,7 +155,7 @@ describe.each(RUNTIMES)("subagents on %s", (runtime) => {
     sandbox = makeSandbox();
     sandbox.write("project/code.ts", "export const x = 1; // CODE-CONTENT\n");
     const agentsDir = join(sandbox.project, ".claude", "agents");
-    sandbox.write("project/.claude/agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews code for bugs\ntools: Read, Grep\nmodel: opus\n---\nREVIEWER-BODY: you review code.\n");
+    sandbox.write("project/.claude/agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews code for bugs\ntools: Read, Grep, Task, Plan\nmodel: opus\n---\nREVIEWER-BODY: you review code.\n");
     sandbox.write("project/.claude/agents/writer.md", "---\nname: writer\ndescription: Writes files\ntools:\n  - Write\n---\nWRITER-BODY\n");
     sandbox.write("project/.claude/agents/reviewer-copy.md", "---\nname: reviewer\ndescription: An impostor\n---\nIMPOSTOR-BODY\n");
     sandbox.write("project/.claude/agents/broken.md", "---\nname: broken\ndescription: [unclosed\n  nested: : :\n---\nBROKEN-BODY\n");

@@ -17,6 +17,8 @@ import { redactValue } from "../runtime/secrets.ts";
 const RAW_LIMIT = 8 * 1024;
 /** Where a tool call's small structured summary (counts, paths, exit code) travels: `_meta["acp-edge/summary"]`. */
 export const SUMMARY_META_KEY = "acp-edge/summary";
+/** Where a subagent's tool call names the `task` call that runs it: `_meta["acp-edge/parentToolCallId"]`. */
+export const PARENT_META_KEY = "acp-edge/parentToolCallId";
 /** The live tail shown to clients without terminal rendering. */
 const LIVE_TAIL_BYTES = 4 * 1024;
 const LIVE_TAIL_INTERVAL_MS = 250;
@@ -48,7 +50,9 @@ export class TurnProjector {
   updates(event: EngineEvent): SessionUpdate[] {
     if (event.type === "message") return event.steered && event.message.role === "user" ? userMessageChunks(event.message.content, event.messageId) : [];
     const update = this.project(event);
-    return update ? [update] : [];
+    if (!update) return [];
+    const parent = "parentToolCallId" in event ? event.parentToolCallId : undefined;
+    return [parent === undefined ? update : withParent(update, parent)];
   }
 
   project(event: EngineEvent): SessionUpdate | undefined {
@@ -177,6 +181,12 @@ export class TurnProjector {
     if (event.status === "completed" || event.status === "failed") this.#commands.delete(event.toolCallId);
     return update;
   }
+}
+
+/** A subagent's tool call update, naming the `task` call it belongs to (as claude-agent-acp names its parent tool use). */
+export function withParent(update: SessionUpdate, parentToolCallId: string): SessionUpdate {
+  if (update.sessionUpdate !== "tool_call" && update.sessionUpdate !== "tool_call_update") return update;
+  return { ...update, _meta: { ...update._meta, [PARENT_META_KEY]: parentToolCallId } };
 }
 
 /** A user message as it is shown: one `user_message_chunk` per part. */

@@ -10,7 +10,7 @@ import type { PlanEntry } from "../tools/types.ts";
 import type { SessionEntry } from "../sessions/session-entries.ts";
 import { intactEntries } from "../sessions/session-entry-check.ts";
 import { INTERRUPTED } from "../sessions/session-restore.ts";
-import { bounded, diffContent, partContent, toLocation, toolResultFields, userMessageChunks } from "./projection.ts";
+import { bounded, diffContent, partContent, toLocation, toolResultFields, userMessageChunks, withParent } from "./projection.ts";
 import type { SessionUpdate } from "./sdk.ts";
 
 /** The updates that show a stored conversation again, in order, ending with the plan, title and usage. */
@@ -33,7 +33,7 @@ export function replayUpdates(stored: readonly StoredEntry[]): SessionUpdate[] {
         // What the model was given: the result's output, or the note that the call never finished.
         const output = result ? result.content : [{ type: "text" as const, text: INTERRUPTED }];
         const content = result?.diff ? [diffContent(result.diff)] : (output ?? [{ type: "text" as const, text: INTERRUPTED }]).map(partContent);
-        updates.push({
+        const update: SessionUpdate = {
           sessionUpdate: "tool_call",
           toolCallId: entry.toolCallId,
           title: entry.title,
@@ -43,7 +43,8 @@ export function replayUpdates(stored: readonly StoredEntry[]): SessionUpdate[] {
           rawInput: bounded(entry.input),
           content,
           ...toolResultFields(output, result?.details),
-        });
+        };
+        updates.push(entry.parentToolCallId === undefined ? update : withParent(update, entry.parentToolCallId));
         break;
       }
       case "plan":

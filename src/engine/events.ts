@@ -29,9 +29,11 @@ export type EngineEvent =
       title: string;
       locations: ToolLocation[];
       input: unknown;
+      /** Set on a subagent's calls: the `task` call that runs it. */
+      parentToolCallId?: string;
     }
   /** What a pending call will change, worked out before approval. */
-  | { type: "tool_call_preview"; toolCallId: string; diff?: FileDiff; locations?: ToolLocation[] }
+  | { type: "tool_call_preview"; toolCallId: string; diff?: FileDiff; locations?: ToolLocation[]; parentToolCallId?: string }
   | {
       type: "tool_call_update";
       toolCallId: string;
@@ -42,11 +44,12 @@ export type EngineEvent =
       diff?: FileDiff;
       /** For commands: how they ended. */
       exit?: { exitCode: number | null; signal: string | null };
+      parentToolCallId?: string;
     }
   /** New output of a running command since the last one (bounded). */
-  | { type: "tool_output"; toolCallId: string; delta: string }
+  | { type: "tool_output"; toolCallId: string; delta: string; parentToolCallId?: string }
   /** The command runs in the editor's terminal. */
-  | { type: "tool_terminal"; toolCallId: string; terminalId: string }
+  | { type: "tool_terminal"; toolCallId: string; terminalId: string; parentToolCallId?: string }
   /** The model's todo list, whole. */
   | { type: "plan"; entries: PlanEntry[] }
   /** After every model call: tokens now in context, the window, and the session's cost so far (USD). */

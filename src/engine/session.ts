@@ -12,7 +12,8 @@ import { compactHistory, type CompactionBudget, type CompactionOutcome } from ".
 import type { EventSink, StopReason } from "./events.ts";
 import { SteeringInbox } from "./steering-inbox.ts";
 import type { ToolAuthorizer } from "./tool-call.ts";
-import { runTurn } from "./turn.ts";
+import { subagentHost } from "./subagent.ts";
+import { runTurn, type TurnContext } from "./turn.ts";
 
 export interface AgentSessionInit {
   id: string;
@@ -110,29 +111,33 @@ export class AgentSession {
   }
 
   #run(content: Array<TextPart | ImagePart>, emit: EventSink, options: TurnOptions, controller: AbortController): Promise<StopReason> {
-    return runTurn(
-      {
-        model: this.model,
-        system: this.systemPrompt,
-        tools: options.tools ? [...this.tools, ...options.tools] : this.tools,
-        workspace: options.workspace ?? this.workspace,
-        thinking: this.model.info.reasoning ? this.thinking : "off",
-        maxRequests: this.maxTurnRequests,
-        history: this.history,
-        signal: controller.signal,
-        emit,
-        ...(options.authorize ? { authorize: options.authorize } : {}),
-        recordUsage: (usage) => {
-          options.onUsage?.(usage);
-          return this.#record(usage);
-        },
-        ...(this.compaction ? { compaction: this.compaction } : {}),
-        steering: this.#steering,
-        cacheKey: this.id,
-        backgroundCommands: this.backgroundCommands,
+    const context: TurnContext = {
+      model: this.model,
+      system: this.systemPrompt,
+      tools: options.tools ? [...this.tools, ...options.tools] : this.tools,
+      workspace: options.workspace ?? this.workspace,
+      thinking: this.model.info.reasoning ? this.thinking : "off",
+      maxRequests: this.maxTurnRequests,
+      history: this.history,
+      signal: controller.signal,
+      emit,
+      ...(options.authorize ? { authorize: options.authorize } : {}),
+      recordUsage: (usage) => {
+        options.onUsage?.(usage);
+        return this.#record(usage, true);
       },
-      { role: "user", content },
-    );
+      ...(this.compaction ? { compaction: this.compaction } : {}),
+      steering: this.#steering,
+      cacheKey: this.id,
+      backgroundCommands: this.backgroundCommands,
+      // A subagent's calls cost the session like the turn's own, but its context is not the session's.
+      subagents: (toolCallId) =>
+        subagentHost(context, toolCallId, (usage) => {
+          options.onUsage?.(usage);
+          return this.#record(usage, false);
+        }),
+    };
+    return runTurn(context, { role: "user", content });
   }
 
   /**
@@ -185,7 +190,8 @@ export class AgentSession {
     this.#turn?.abort(new DOMException(reason, "AbortError"));
   }
 
-  #record(usage: Usage): { used: number; size: number; cost?: number } {
+  /** Adds a call's usage to the totals; `inContext`: the call was the session's own, so its tokens are the context now. */
+  #record(usage: Usage, inContext: boolean): { used: number; size: number; cost?: number } {
     const t = this.totals;
     t.input += usage.input;
     t.output += usage.output;
@@ -194,7 +200,7 @@ export class AgentSession {
     t.requests += 1;
     const cost = callCost(this.model.info, usage);
     t.cost = cost === undefined || t.cost === undefined ? undefined : t.cost + cost;
-    this.contextUsed = contextTokens(usage);
+    if (inContext) this.contextUsed = contextTokens(usage);
     return { used: this.contextUsed, size: this.model.info.contextWindow, ...(t.cost === undefined ? {} : { cost: t.cost }) };
   }
 }

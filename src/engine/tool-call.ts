@@ -6,7 +6,7 @@
  */
 import * as v from "valibot";
 import type { ToolCallPart, ToolResultMessage } from "../models/types.ts";
-import type { BackgroundCommandsView, PathFilter, ToolAccess, ToolDefinition, ToolDescription, ToolPreview, ToolReport, ToolResult, Workspace } from "../tools/types.ts";
+import type { BackgroundCommandsView, PathFilter, SubagentHost, ToolAccess, ToolDefinition, ToolDescription, ToolPreview, ToolReport, ToolResult, Workspace } from "../tools/types.ts";
 import { StreamRedactor, redact, redactSecrets } from "../runtime/secrets.ts";
 import type { EngineEvent, EventSink } from "./events.ts";
 
@@ -18,6 +18,8 @@ export interface AuthorizationRequest {
   access: ToolAccess;
   preview?: ToolPreview;
   signal: AbortSignal;
+  /** A subagent's call: the `task` call that runs it. */
+  parentToolCallId?: string;
 }
 
 export type Authorization =
@@ -62,7 +64,7 @@ export function prepareCall(part: ToolCallPart, tools: readonly ToolDefinition[]
 /** Runs a prepared call to completion, emitting its status changes. Rethrows only aborts. */
 export async function executeCall(
   call: PreparedCall,
-  context: { workspace: Workspace; signal: AbortSignal; authorize?: ToolAuthorizer; emit: EventSink; backgroundCommands?: BackgroundCommandsView },
+  context: { workspace: Workspace; signal: AbortSignal; authorize?: ToolAuthorizer; emit: EventSink; backgroundCommands?: BackgroundCommandsView; subagents?: (toolCallId: string) => SubagentHost },
 ): Promise<ToolResultMessage> {
   const { part, tool } = call;
   const { emit, signal, workspace } = context;
@@ -124,6 +126,7 @@ export async function executeCall(
   let result: ToolResult;
   try {
     // The preview is what was approved: edits and writes check the file still matches it.
+    const subagents = context.subagents?.(part.id);
     const toolContext = {
       workspace,
       signal,
@@ -133,6 +136,7 @@ export async function executeCall(
       ...(pathFilter ? { pathFilter } : {}),
       ...(preview ? { preview } : {}),
       ...(context.backgroundCommands ? { backgroundCommands: context.backgroundCommands } : {}),
+      ...(subagents ? { subagents } : {}),
     };
     result = withoutSecrets(await tool.execute(call.input, toolContext));
   } catch (error) {

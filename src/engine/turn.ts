@@ -8,13 +8,13 @@
  * @module
  */
 import type { ModelClient, ModelMessage, ThinkingLevel, ToolResultMessage, Usage, UserMessage } from "../models/types.ts";
-import type { BackgroundCommandsView, ToolDefinition, Workspace } from "../tools/types.ts";
+import type { BackgroundCommandsView, SubagentHost, ToolDefinition, Workspace } from "../tools/types.ts";
 import type { EventSink, StopReason } from "./events.ts";
 import { newMessageId } from "./ids.ts";
 import { compactHistory, estimateTokens, type CompactionBudget } from "./compaction.ts";
 import { callModel } from "./model-call.ts";
 import type { SteeringInbox } from "./steering-inbox.ts";
-import { executeCall, prepareCall, type ToolAuthorizer } from "./tool-call.ts";
+import { executeCall, prepareCall, type PreparedCall, type ToolAuthorizer } from "./tool-call.ts";
 import { toolSpec } from "./tool-specs.ts";
 
 export interface TurnContext {
@@ -40,7 +40,12 @@ export interface TurnContext {
   cacheKey?: string;
   /** The session's background commands. */
   backgroundCommands?: BackgroundCommandsView;
+  /** Runs the subagents of a `task` call (absent inside a subagent). */
+  subagents?: (toolCallId: string) => SubagentHost;
 }
+
+/** Calls of a concurrent tool (`task`) in one step that run at the same time. */
+const MAX_CONCURRENT_CALLS = 4;
 
 export async function runTurn(context: TurnContext, prompt: UserMessage): Promise<StopReason> {
   const { history, signal, emit } = context;
@@ -96,21 +101,29 @@ export async function runTurn(context: TurnContext, prompt: UserMessage): Promis
         input: call.part.input,
       });
     }
-    for (const [index, call] of prepared.entries()) {
-      let outcome: ToolResultMessage;
-      try {
-        outcome = await executeCall(call, {
-          workspace: context.workspace,
-          signal,
-          emit,
-          ...(context.authorize ? { authorize: context.authorize } : {}),
-          ...(context.backgroundCommands ? { backgroundCommands: context.backgroundCommands } : {}),
-        });
-      } catch (error) {
-        if (!signal.aborted) throw error;
-        return await closeUnrun(prepared.slice(index).map((c) => c.part), append, "cancelled", emit);
+    const run = (call: PreparedCall) =>
+      executeCall(call, {
+        workspace: context.workspace,
+        signal,
+        emit,
+        ...(context.authorize ? { authorize: context.authorize } : {}),
+        ...(context.backgroundCommands ? { backgroundCommands: context.backgroundCommands } : {}),
+        ...(context.subagents ? { subagents: context.subagents } : {}),
+      });
+    for (let index = 0; index < prepared.length; ) {
+      // A run of calls to a concurrent tool runs at once (bounded); any other call runs alone, in order.
+      let end = index + 1;
+      if (prepared[index]!.tool?.concurrent) while (end < prepared.length && prepared[end]!.tool?.concurrent) end += 1;
+      const outcomes = await runBounded(prepared.slice(index, end), run);
+      if (outcomes.some((o) => !o.ok)) {
+        // Only an abort escapes a call; calls that finished before it keep their results, the rest get a cancelled one.
+        if (!signal.aborted) throw outcomes.find((o) => !o.ok)!.error;
+        for (const outcome of outcomes) if (outcome.ok) await append(outcome.value);
+        const unrun = prepared.slice(index, end).filter((_, i) => !outcomes[i]!.ok);
+        return await closeUnrun([...unrun, ...prepared.slice(end)].map((c) => c.part), append, "cancelled", emit);
       }
-      await append(outcome);
+      for (const outcome of outcomes) if (outcome.ok) await append(outcome.value);
+      index = end;
     }
     if (request >= context.maxRequests) return "max_turn_requests";
   }
@@ -147,4 +160,24 @@ async function closeUnrun(
     await append({ role: "tool", toolCallId: call.id, toolName: call.name, content: [{ type: "text", text }], isError: true });
   }
   return reason;
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** Runs `work` on each item, at most MAX_CONCURRENT_CALLS at once, and settles every one (in item order). */
+async function runBounded<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<Settled<R>[]> {
+  const out: Settled<R>[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      try {
+        out[index] = { ok: true, value: await work(items[index]!) };
+      } catch (error) {
+        out[index] = { ok: false, error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(MAX_CONCURRENT_CALLS, items.length) }, worker));
+  return out;
 }

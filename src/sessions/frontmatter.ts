@@ -24,6 +24,8 @@ export interface FrontmatterFields {
   text(name: string): string | undefined;
   /** A true/false field (`true`, `false`, or those words as text). */
   flag(name: string): boolean | undefined;
+  /** A list field: a YAML list of strings, or text split at commas; empty items dropped. */
+  list(name: string): string[] | undefined;
 }
 
 /** A file split into its frontmatter fields and body, or why its frontmatter could not be read (the body is then the text after it). */
@@ -130,6 +132,11 @@ function fieldsOf(values: Record<string, unknown>, lines: ReadonlyMap<string, st
   return {
     has: (name) => own(name) || lines.has(name),
     text,
+    list(name) {
+      const value = own(name) ? values[name] : undefined;
+      const items = Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : text(name)?.split(",");
+      return items?.map((item) => item.trim()).filter((item) => item !== "");
+    },
     flag(name) {
       const value = own(name) ? values[name] : undefined;
       if (typeof value === "boolean") return value;

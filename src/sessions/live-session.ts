@@ -24,6 +24,7 @@ import { contentChars } from "../engine/steering-inbox.ts";
 import { fitsQueue, PROMPT_QUEUE_CHARS, PROMPT_QUEUE_LIMIT } from "./prompt-queue.ts";
 import type { PromptTemplate } from "./prompt-templates.ts";
 import type { Skill } from "./skills.ts";
+import type { AgentFile } from "./agent-files.ts";
 import type { SessionRecorder } from "./session-recorder.ts";
 import { sessionEmitter } from "./session-emitter.ts";
 import { SessionError } from "./session-error.ts";
@@ -94,6 +95,8 @@ export interface LiveSessionInit {
   recorder: SessionRecorder;
   templates: readonly PromptTemplate[];
   skills: readonly Skill[];
+  /** Custom agents for the `task` tool. */
+  agents: readonly AgentFile[];
   /** Things to tell the user once the session is announced. */
   notices: readonly string[];
   title?: string;
@@ -112,6 +115,7 @@ export class LiveSession {
   readonly #agent: AgentSession;
   #templates: readonly PromptTemplate[];
   #skills: readonly Skill[];
+  #agents: readonly AgentFile[];
   #mode: ApprovalMode;
   readonly #grants: Grant[];
   /** Notices waiting for the announcement; undefined once the session was announced. */
@@ -133,6 +137,7 @@ export class LiveSession {
     this.recorder = init.recorder;
     this.#templates = init.templates;
     this.#skills = init.skills;
+    this.#agents = init.agents;
     this.#held = [...init.notices];
     this.#title = init.title;
   }
@@ -169,6 +174,11 @@ export class LiveSession {
   /** The skills the session found (listed to the model, offered as commands). */
   get skills(): readonly Skill[] {
     return this.#skills;
+  }
+
+  /** The custom agents the session found (offered by the `task` tool). */
+  get agents(): readonly AgentFile[] {
+    return this.#agents;
   }
 
   /** The MCP servers the client passed, when it passed any. */
@@ -258,10 +268,11 @@ export class LiveSession {
     this.#agent.tools = tools;
   }
 
-  /** The command files and skills from now on (they are read again when their files change; the caller tells what changed). */
-  offerCommandFiles(templates: readonly PromptTemplate[], skills: readonly Skill[]): void {
+  /** The command files, skills and custom agents from now on (they are read again when their files change; the caller tells what changed). */
+  offerCommandFiles(templates: readonly PromptTemplate[], skills: readonly Skill[], agents: readonly AgentFile[]): void {
     this.#templates = templates;
     this.#skills = skills;
+    this.#agents = agents;
   }
 
   /** The system prompt the next turn sends (rebuilt when context files change). */

@@ -150,6 +150,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     recorder: new SessionRecorder(journal, restored?.messageCount ?? 0),
     templates: setup.templates,
     skills: setup.skills,
+    agents: setup.agents,
     notices,
     ...(restored?.title ? { title: restored.title } : {}),
   });

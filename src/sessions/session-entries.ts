@@ -14,7 +14,17 @@ export type SessionEntry =
   /** A message of the conversation (user prompt, assistant reply, tool result). */
   | { type: "message"; messageId: string; message: ModelMessage }
   /** A tool call as the editor was shown it. */
-  | { type: "tool_call"; toolCallId: string; toolName: string; title: string; kind: ToolKind; locations: ToolLocation[]; input: unknown }
+  | {
+      type: "tool_call";
+      toolCallId: string;
+      toolName: string;
+      title: string;
+      kind: ToolKind;
+      locations: ToolLocation[];
+      input: unknown;
+      /** A subagent's call: the `task` call that ran it. */
+      parentToolCallId?: string;
+    }
   /** How a tool call ended. */
   | {
       type: "tool_result";

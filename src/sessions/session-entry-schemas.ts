@@ -97,6 +97,7 @@ export const ENTRY_SCHEMAS = {
     kind: v.picklist(TOOL_KINDS),
     locations: v.array(ToolLocationSchema),
     input: JsonValue,
+    parentToolCallId: v.optional(v.string()),
   }),
   tool_result: v.looseObject({
     type: v.literal("tool_result"),

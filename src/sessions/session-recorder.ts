@@ -102,6 +102,7 @@ export class SessionRecorder {
           kind: event.kind,
           locations: event.locations,
           input: event.input,
+          ...(event.parentToolCallId === undefined ? {} : { parentToolCallId: event.parentToolCallId }),
         });
       case "tool_call_update":
         if (event.status === "in_progress") return;

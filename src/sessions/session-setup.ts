@@ -11,6 +11,7 @@
  */
 import { pathsChanged, stampPaths, type PathStamps } from "../runtime/files/path-stamps.ts";
 import type { LiveSession } from "./live-session.ts";
+import { loadAgentFiles, type AgentFile } from "./agent-files.ts";
 import { loadPromptTemplates, type PromptTemplate } from "./prompt-templates.ts";
 import { broadcast } from "./session-broadcast.ts";
 import { rebuildSystemPrompt } from "./session-context.ts";
@@ -25,6 +26,7 @@ import { availableCommands, isBuiltinName } from "./slash-commands.ts";
 export interface SessionSetup {
   templates: PromptTemplate[];
   skills: Skill[];
+  agents: AgentFile[];
   notices: string[];
   stamp: PathStamps;
 }
@@ -46,10 +48,10 @@ function shadowNotices(templates: readonly PromptTemplate[], skills: readonly Sk
 export async function readSetup(places: SetupPlaces): Promise<SessionSetup> {
   // Stamped as of the start of reading: whatever changes while the folders are walked is read again next time.
   const readAt = Date.now();
-  const [templates, skills] = await Promise.all([loadPromptTemplates(places.templates), loadSkills(places.skills)]);
-  const stamp = await stampPaths([], [...templates.folders, ...skills.folders, ...templates.files, ...skills.files], readAt);
-  const notices = [...templates.notices, ...skills.notices, ...shadowNotices(templates.items, skills.items)];
-  return { templates: templates.items, skills: skills.items, notices, stamp };
+  const [templates, skills, agents] = await Promise.all([loadPromptTemplates(places.templates), loadSkills(places.skills), loadAgentFiles(places.agents)]);
+  const stamp = await stampPaths([], [...templates.folders, ...skills.folders, ...agents.folders, ...templates.files, ...skills.files, ...agents.files], readAt);
+  const notices = [...templates.notices, ...skills.notices, ...agents.notices, ...shadowNotices(templates.items, skills.items)];
+  return { templates: templates.items, skills: skills.items, agents: agents.items, notices, stamp };
 }
 
 /** Remembers where a live session's command files and skills come from (its notices are being told by the caller). */
@@ -65,12 +67,16 @@ export async function refreshSetup(live: LiveSession): Promise<void> {
   const setup = await readSetup(source.places);
   const commandsBefore = JSON.stringify(availableCommands(live));
   const listingBefore = JSON.stringify(listedSkills(live.skills));
-  live.offerCommandFiles(setup.templates, setup.skills);
+  const agentsBefore = JSON.stringify(live.agents);
+  live.offerCommandFiles(setup.templates, setup.skills, setup.agents);
   source.stamp = setup.stamp;
   for (const notice of setup.notices) tellOnce(live, notice);
   if (JSON.stringify(listedSkills(live.skills)) !== listingBefore) {
     live.offerTools(sessionTools(live));
     rebuildSystemPrompt(live);
+  } else if (JSON.stringify(live.agents) !== agentsBefore) {
+    // The task tool lists the agents in its description.
+    live.offerTools(sessionTools(live));
   }
   if (JSON.stringify(availableCommands(live)) !== commandsBefore) await broadcast(live, { type: "commands" });
 }

@@ -9,6 +9,7 @@ import type { ContextFile } from "../engine/context-files.ts";
 import { buildSystemPrompt, type SkillSummary } from "../engine/system-prompt.ts";
 import { builtinTools } from "../tools/builtin.ts";
 import { SKILL_TOOL_PROMPT } from "../tools/skill.ts";
+import { TASK_TOOL_PROMPT } from "../tools/task.ts";
 import type { Skill } from "./skills.ts";
 
 /** Skills named to the model at most; the rest can still be run as commands. */
@@ -42,7 +43,7 @@ export interface SessionPromptInput {
 export function sessionSystemPrompt(input: SessionPromptInput): string {
   const skills = listedSkills(input.skills);
   return buildSystemPrompt({
-    tools: skills.length > 0 ? [...builtinTools, SKILL_TOOL_PROMPT] : builtinTools,
+    tools: skills.length > 0 ? [...builtinTools, SKILL_TOOL_PROMPT, TASK_TOOL_PROMPT] : [...builtinTools, TASK_TOOL_PROMPT],
     contextFiles: input.contextFiles,
     skills,
     cwd: input.cwd,

@@ -1,10 +1,12 @@
 /**
  * The tools a session offers the model: the built-ins, `skill` while the
- * session has skills to list, and the tools of its MCP servers available now.
+ * session has skills to list, `task` (subagents, listing the session's custom
+ * agents), and the tools of its MCP servers available now.
  * @module
  */
 import { builtinTools } from "../tools/builtin.ts";
 import { createSkillTool } from "../tools/skill.ts";
+import { createTaskTool } from "../tools/task.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { LiveSession } from "./live-session.ts";
 import { listedSkills } from "./session-system-prompt.ts";
@@ -32,8 +34,28 @@ function skillToolOf(live: LiveSession): ToolDefinition {
   return tool;
 }
 
+const taskTools = new WeakMap<LiveSession, { agents: LiveSession["agents"]; tool: ToolDefinition }>();
+
+/** The `task` tool of `live`, made again when its custom agents changed (its description lists them). */
+function taskToolOf(live: LiveSession): ToolDefinition {
+  const agents = live.agents;
+  const made = taskTools.get(live);
+  if (made && made.agents === agents) return made.tool;
+  const tool = createTaskTool({
+    listed: agents,
+    async find(name) {
+      const agent = live.agents.find((a) => a.name === name);
+      if (agent) return { ok: true, agent };
+      const names = live.agents.map((a) => a.name);
+      return { ok: false, message: `There is no agent named "${name}". Agents: ${names.length > 0 ? names.join(", ") : "none (leave agent out for the default subagent)"}.` };
+    },
+  });
+  taskTools.set(live, { agents, tool });
+  return tool;
+}
+
 /** Every tool `live` offers now. */
 export function sessionTools(live: LiveSession): ToolDefinition[] {
   const skill = listedSkills(live.skills).length > 0 ? [skillToolOf(live)] : [];
-  return [...builtinTools, ...skill, ...(live.mcp?.tools() ?? [])];
+  return [...builtinTools, ...skill, taskToolOf(live), ...(live.mcp?.tools() ?? [])];
 }

@@ -32,10 +32,11 @@ export interface SetupFolder {
   noun: string;
 }
 
-/** The folders of command files and of skills, each list in rank order. */
+/** The folders of command files, of skills and of custom agents, each list in rank order. */
 export interface SetupPlaces {
   templates: readonly SetupFolder[];
   skills: readonly SetupFolder[];
+  agents: readonly SetupFolder[];
 }
 
 const HOME_AREA = "the acp-edge home";
@@ -75,5 +76,12 @@ export async function setupPlaces(home: string, cwd: string, roots: readonly str
     ...(user.agents ? [mine(join(user.agents, "skills"), 5, "Skill")] : []),
     ...(user.claude ? [mine(join(user.claude, "skills"), 6, "Skill")] : []),
   ];
-  return { templates, skills };
+  // Agents rank like skills: the project's before the user's, `.agents` (for any agent) before `.claude`.
+  const agents: SetupFolder[] = [
+    project(join(cwd, ".agents", "agents"), 1, "Agent file"),
+    project(join(cwd, ".claude", "agents"), 2, "Agent file"),
+    ...(user.agents ? [mine(join(user.agents, "agents"), 5, "Agent file")] : []),
+    ...(user.claude ? [mine(join(user.claude, "agents"), 6, "Agent file")] : []),
+  ];
+  return { templates, skills, agents };
 }

@@ -33,6 +33,7 @@ export const findTool: ToolDefinition<typeof FindInput> = {
   promptSnippet: "Find files by glob pattern (respects .gitignore)",
   schema: FindInput,
   kind: "search",
+  readOnly: true,
 
   access(input, workspace) {
     return { class: "read", paths: [toAbsolute(input.path ?? ".", workspace.cwd)] };

@@ -143,6 +143,7 @@ export const grepTool: ToolDefinition<typeof GrepInput> = {
   promptSnippet: "Search file contents for patterns (respects .gitignore)",
   schema: GrepInput,
   kind: "search",
+  readOnly: true,
 
   access(input, workspace) {
     return { class: "read", paths: [toAbsolute(input.path ?? ".", workspace.cwd)] };

@@ -32,6 +32,7 @@ export const lsTool: ToolDefinition<typeof LsInput> = {
   promptSnippet: "List directory contents",
   schema: LsInput,
   kind: "read",
+  readOnly: true,
 
   access(input, workspace) {
     return { class: "read", paths: [toAbsolute(input.path ?? ".", workspace.cwd)] };

@@ -60,6 +60,7 @@ export const readTool: ToolDefinition<typeof ReadInput> = {
   promptGuidelines: ["Use read to examine files instead of cat or sed."],
   schema: ReadInput,
   kind: "read",
+  readOnly: true,
 
   access(input, workspace) {
     return { class: "read", paths: [toAbsolute(input.path, workspace.cwd)] };

@@ -196,6 +196,8 @@ export interface ToolContext {
   report?(event: ToolReport): void;
   /** The session's background commands (absent where none may be started). */
   backgroundCommands?: BackgroundCommandsView;
+  /** Runs subagents for this call (offered to the `task` tool by the engine's turn). */
+  subagents?: SubagentHost;
 }
 
 /** The session's background commands as tools reach them (implemented by `BackgroundCommands`). */
@@ -206,6 +208,25 @@ export interface BackgroundCommandsView {
   read(id: string, waitMs: number, signal: AbortSignal): Promise<BackgroundRead>;
   /** Ends the command's whole tree and forgets it. */
   stop(id: string): Promise<BackgroundRead>;
+}
+
+/** One subagent to run: its own system prompt and task, and which of the turn's tools it may use. */
+export interface SubagentRequest {
+  system: string;
+  prompt: string;
+  /** Whether the subagent is offered `tool` (it never gets `task`, `plan` or `ask`, whatever this says). */
+  offers(tool: ToolDefinition): boolean;
+}
+
+/** How a subagent ended: its final answer (the text of its last reply) and why it stopped. */
+export interface SubagentAnswer {
+  text: string;
+  stopReason: string;
+}
+
+/** Runs a subagent in a fresh conversation of the same turn: same model, workspace, permission gate and cancel. */
+export interface SubagentHost {
+  run(request: SubagentRequest): Promise<SubagentAnswer>;
 }
 
 /** A tool: a valibot schema for its arguments, a description for the editor, and what it does. */
@@ -221,6 +242,10 @@ export interface ToolDefinition<TSchema extends v.GenericSchema = v.GenericSchem
   /** The JSON Schema shown to the model, when it is not derived from `schema` (e.g. an MCP server's own). */
   jsonSchema?: Record<string, unknown>;
   kind: ToolKind;
+  /** Only looks (files, searches, a read-only MCP tool): offered to subagents by default. */
+  readOnly?: boolean;
+  /** Several calls of it in one step run at the same time (bounded), instead of one after another. */
+  concurrent?: boolean;
   describe(input: v.InferOutput<TSchema>, workspace: Workspace): ToolDescription;
   /** What the call touches; tools without it touch nothing that needs approval. */
   access?(input: v.InferOutput<TSchema>, workspace: Workspace): ToolAccess;

@@ -25,6 +25,13 @@ async function refusal(block: string): Promise<string> {
 }
 
 describe("readFrontmatter", () => {
+  test("lists as agent files write them: a comma list, a YAML list, a flow list; non-text items and blanks dropped", async () => {
+    expect((await fields("tools: Read, Grep , Glob,")).list("tools")).toEqual(["Read", "Grep", "Glob"]);
+    expect((await fields("tools:\n  - Read\n  - mcp__web__echo\n  - 42\n  - ''")).list("tools")).toEqual(["Read", "mcp__web__echo"]);
+    expect((await fields("tools: [Read, Write]")).list("tools")).toEqual(["Read", "Write"]);
+    expect((await fields("name: x")).list("tools")).toBeUndefined();
+  });
+
   test("YAML as written in the wild: folded text, quoted values, lists and maps, flags", async () => {
     const f = await fields('name: pdf\ndescription: >-\n  Extract text\n  from PDFs.\nallowed-tools:\n  - Read\n  - Bash(python:*)\nmetadata:\n  author: "team"\ndisable-model-invocation: true\nuser-invocable: "false"');
     expect(f.text("name")).toBe("pdf");

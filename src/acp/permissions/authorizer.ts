@@ -8,6 +8,7 @@ import type { AgentContext, PermissionOption, ToolCallUpdate } from "../sdk.ts";
 import type { LiveSession } from "../../sessions/live-session.ts";
 import { answerTimeoutMs } from "../bounded-client-request.ts";
 import { askClient } from "./ask-client.ts";
+import { PARENT_META_KEY } from "../projection.ts";
 import { evaluatePolicy } from "../../permissions/policy.ts";
 import type { Grant } from "../../permissions/grants.ts";
 import { askRulesFor, createWalkFilter } from "../../permissions/walk-filter.ts";
@@ -102,5 +103,6 @@ function permissionToolCall(request: AuthorizationRequest): ToolCallUpdate {
     locations: locations.map((l) => (l.line === undefined ? { path: l.path } : { path: l.path, line: l.line })),
     rawInput: request.input,
     ...(diff ? { content: [{ type: "diff", path: diff.path, oldText: diff.oldText, newText: diff.newText }] } : {}),
+    ...(request.parentToolCallId === undefined ? {} : { _meta: { [PARENT_META_KEY]: request.parentToolCallId } }),
   };
 }

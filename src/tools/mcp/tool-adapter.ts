@@ -80,6 +80,7 @@ export function mcpToolDefinition(name: string, source: McpToolSource): ToolDefi
     schema: jsonSchemaInput(jsonSchema, source.compile, `MCP tool "${tool.name}" of server "${server}"`),
     jsonSchema,
     kind: readOnly ? "read" : "other",
+    ...(readOnly ? { readOnly: true } : {}),
     describe() {
       return { title: `${server}: ${tool.name}`, locations: [] };
     },

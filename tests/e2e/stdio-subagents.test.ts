@@ -1,0 +1,252 @@
+/**
+ * Subagents end to end, against the fake model server answering each request
+ * by what it holds (a subagent's request is told from the parent's by its
+ * system prompt, and from its sibling's by its task): two `task` calls of one
+ * step run at the same time (the first subagent's reply is held until the
+ * second's request has arrived), each sees only its own task and the
+ * read-only tools, reads a file and answers; both answers reach the parent;
+ * the subagents' calls reach the client tagged with their task call; their
+ * usage counts into the prompt's; `session/load` in a new process replays it
+ * all. A custom agent from `.claude/agents/` runs with its body as system
+ * prompt and only its tools, its writes still ask the user, and hostile agent
+ * files are told and skipped. A cancel while a subagent waits for the model
+ * ends the turn `cancelled`, and the next request the server sees is the next
+ * prompt's.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { acp, agentText } from "../helpers/acp-client.ts";
+import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
+import { manualGate, startFakeModelServer, type FakeModelServer, type RecordedRequest, type ScriptedTurn } from "../helpers/fake-model-server.ts";
+import { useFakeProvider } from "../helpers/fake-provider.ts";
+import { startHttpMcpServer, type HttpMcpServer } from "../helpers/mcp-test-server.ts";
+import { answering } from "../helpers/scenario.ts";
+import { startAgent, type RunningAgent } from "../helpers/session-agent.ts";
+
+const { methods } = acp;
+const PARENT_KEY = "acp-edge/parentToolCallId";
+
+type ChatMessage = { role: string; content: unknown; tool_call_id?: string };
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((p: { text?: string }) => p.text ?? "").join("");
+  return "";
+}
+const messagesOf = (r: RecordedRequest) => r.body.messages as ChatMessage[];
+const systemOf = (r: RecordedRequest) => textOf(messagesOf(r).find((m) => m.role === "system")?.content);
+const toolNamesOf = (r: RecordedRequest) => ((r.body.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name).sort();
+const isSubagent = (r: RecordedRequest) => systemOf(r).startsWith("You are a subagent");
+/** The subagent's task: its one user message. */
+const taskOf = (r: RecordedRequest) => textOf(messagesOf(r).find((m) => m.role === "user")?.content);
+const lastRole = (r: RecordedRequest) => messagesOf(r).at(-1)?.role;
+const toolResults = (r: RecordedRequest) => messagesOf(r).filter((m) => m.role === "tool").map((m) => textOf(m.content));
+
+type ToolUpdate = { sessionUpdate: string; toolCallId: string; title?: string; kind?: string; status?: string; _meta?: Record<string, unknown>; rawOutput?: unknown };
+const toolUpdates = (updates: acp.SessionUpdate[]) =>
+  updates.filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") as unknown as ToolUpdate[];
+const rawText = (u: ToolUpdate | undefined) => ((u?.rawOutput ?? []) as Array<{ text?: string }>).map((b) => b.text ?? "").join("");
+
+describe.each(RUNTIMES)("subagents on %s", (runtime) => {
+  let sandbox: Sandbox;
+  let server: FakeModelServer;
+  let mcp: HttpMcpServer | undefined;
+  const agents: RunningAgent[] = [];
+
+  afterEach(async () => {
+    for (const agent of agents.splice(0)) await agent.kill();
+    await server?.close();
+    await mcp?.close();
+    mcp = undefined;
+    sandbox?.cleanup();
+  });
+
+  async function start(reply: (r: RecordedRequest) => ScriptedTurn, args: string[] = [], options: Parameters<typeof startAgent>[2] = {}) {
+    server = await startFakeModelServer([], { reply });
+    useFakeProvider(sandbox.home, server, { models: [{ id: "m", contextWindow: 100_000 }] });
+    const agent = await startAgent(runtime, sandbox, { args, ...options });
+    agents.push(agent);
+    return agent;
+  }
+
+  test("two task calls of one step run at once, each alone with its task and the read-only tools, and both answers come back", async () => {
+    sandbox = makeSandbox();
+    sandbox.write("project/alpha.txt", "ALPHA-CONTENT\n");
+    sandbox.write("project/beta.txt", "BETA-CONTENT\n");
+    // The first subagent's first reply waits until the second subagent has asked: only concurrent subagents get past it.
+    const betaAsked = manualGate();
+    const reply = (r: RecordedRequest): ScriptedTurn => {
+      if (!isSubagent(r)) {
+        if (lastRole(r) === "tool") return { text: "PARENT-DONE" };
+        return {
+          toolCalls: [
+            { id: "task_a", name: "task", input: { description: "Look at alpha", prompt: "TASK-ALPHA: read alpha.txt" } },
+            { id: "task_b", name: "task", input: { description: "Look at beta", prompt: "TASK-BETA: read beta.txt" } },
+          ],
+        };
+      }
+      const which = taskOf(r).includes("TASK-ALPHA") ? "alpha" : "beta";
+      const usage = { input: 100, output: 50 };
+      if (lastRole(r) === "tool") return { text: `ANSWER-${which}: ${toolResults(r).join(" ").trim()}`, usage };
+      if (which === "beta") betaAsked.release();
+      return { toolCalls: [{ id: `read_${which}`, name: "read", input: { path: `${which}.txt` } }], usage, ...(which === "alpha" ? { gate: betaAsked.gate } : {}) };
+    };
+    mcp = await startHttpMcpServer();
+    const agent = await start(reply);
+    const mcpServers = [{ type: "http" as const, name: "web", url: `${mcp.url}/mcp`, headers: [] }];
+    const { sessionId } = await agent.client.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers });
+    const answer = await agent.prompt(sessionId, "PARENT-PROMPT: look at both files");
+    expect(answer.stopReason).toBe("end_turn");
+
+    const subRequests = server.requests.filter(isSubagent);
+    expect(subRequests).toHaveLength(4);
+    for (const request of subRequests) {
+      const everything = JSON.stringify(messagesOf(request));
+      // Only its own task: none of the parent's prompt, none of its sibling's task.
+      expect(everything).not.toContain("PARENT-PROMPT");
+      expect(everything.includes("TASK-ALPHA") !== everything.includes("TASK-BETA")).toBe(true);
+      expect(messagesOf(request).filter((m) => m.role === "user")).toHaveLength(1);
+      // The read-only tools: the built-in ones and the MCP tools marked readOnlyHint, nothing that writes, runs or delegates.
+      expect(toolNamesOf(request)).toEqual(["find", "grep", "ls", "mcp__web__echo", "mcp__web__whoami", "read"]);
+    }
+    // The parent offers task; its last request carries both answers, each with what its subagent read.
+    const parentRequests = server.requests.filter((r) => !isSubagent(r));
+    expect(toolNamesOf(parentRequests[0]!)).toEqual(expect.arrayContaining(["task", "bash", "write", "mcp__web__write_note"]));
+    const results = toolResults(parentRequests.at(-1)!);
+    expect(results.find((t) => t.startsWith("ANSWER-alpha"))).toContain("ALPHA-CONTENT");
+    expect(results.find((t) => t.startsWith("ANSWER-beta"))).toContain("BETA-CONTENT");
+    expect(agentText(agent.client.updates(sessionId))).toContain("PARENT-DONE");
+
+    // The task calls are `think` calls titled by their description; each subagent's read names its task call.
+    const live = toolUpdates(agent.client.updates(sessionId));
+    const taskCall = live.find((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "task_a")!;
+    expect(taskCall.kind).toBe("think");
+    expect(taskCall.title).toBe("Look at alpha");
+    for (const which of ["a", "b"]) {
+      const reads = live.filter((u) => u.toolCallId === `read_${which === "a" ? "alpha" : "beta"}`);
+      expect(reads.length).toBeGreaterThan(1);
+      for (const update of reads) expect(update._meta?.[PARENT_KEY]).toBe(`task_${which}`);
+    }
+    expect(live.filter((u) => u.toolCallId.startsWith("task_")).every((u) => u._meta?.[PARENT_KEY] === undefined)).toBe(true);
+    expect(live.filter((u) => u.toolCallId === "task_b").at(-1)?.status).toBe("completed");
+    // Every request's tokens count: 2 parent calls of 15 and 4 subagent calls of 150.
+    expect(answer.usage?.totalTokens).toBe(2 * 15 + 4 * 150);
+
+    // session/load in a new process shows the task calls with their answers and the subagents' calls under them.
+    await agent.stop();
+    agents.splice(0);
+    const again = await startAgent(runtime, sandbox, {});
+    agents.push(again);
+    const before = again.client.updates(sessionId).length;
+    await again.client.agent.request(methods.agent.session.load, { sessionId, cwd: sandbox.project, mcpServers });
+    const replayed = toolUpdates(again.client.updates(sessionId).slice(before));
+    const replayedTask = replayed.find((u) => u.toolCallId === "task_a")!;
+    expect(replayedTask.status).toBe("completed");
+    expect(rawText(replayedTask)).toContain("ALPHA-CONTENT");
+    expect(rawText(replayed.find((u) => u.toolCallId === "task_b"))).toContain("BETA-CONTENT");
+    const replayedRead = replayed.find((u) => u.toolCallId === "read_beta")!;
+    expect(replayedRead._meta?.[PARENT_KEY]).toBe("task_b");
+    expect(replayedRead.status).toBe("completed");
+    expect(replayed.findIndex((u) => u.toolCallId === "read_alpha")).toBeGreaterThan(replayed.findIndex((u) => u.toolCallId === "task_a"));
+  }, 120_000);
+
+  test("a custom agent runs with its file's body and only its tools; its writes still ask; hostile agent files are told and skipped", async () => {
+    sandbox = makeSandbox();
+    sandbox.write("project/code.ts", "export const x = 1; // CODE-CONTENT\n");
+    const agentsDir = join(sandbox.project, ".claude", "agents");
+    sandbox.write("project/.claude/agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews code for bugs\ntools: Read, Grep, Task, Plan\nmodel: opus\n---\nREVIEWER-BODY: you review code.\n");
+    sandbox.write("project/.claude/agents/writer.md", "---\nname: writer\ndescription: Writes files\ntools:\n  - Write\n---\nWRITER-BODY\n");
+    sandbox.write("project/.claude/agents/reviewer-copy.md", "---\nname: reviewer\ndescription: An impostor\n---\nIMPOSTOR-BODY\n");
+    sandbox.write("project/.claude/agents/broken.md", "---\nname: broken\ndescription: [unclosed\n  nested: : :\n---\nBROKEN-BODY\n");
+    sandbox.write("project/.claude/agents/huge.md", `---\nname: huge\ndescription: Too big\n---\n${"H".repeat(100 * 1024)}\n`);
+    sandbox.write("project/.claude/agents/Bad_Name.md", "---\nname: Bad_Name\ndescription: Odd\n---\nODD-BODY\n");
+    mkdirSync(agentsDir, { recursive: true });
+    symlinkSync("/proc/self/environ", join(agentsDir, "environ.md"));
+    symlinkSync("/etc/passwd", join(agentsDir, "outside.md"));
+
+    const reply = (r: RecordedRequest): ScriptedTurn => {
+      if (!isSubagent(r)) {
+        if (lastRole(r) === "tool") return { text: "PARENT-DONE" };
+        const prompt = textOf(messagesOf(r).findLast((m) => m.role === "user")?.content);
+        if (prompt.includes("REVIEW")) return { toolCalls: [{ id: "task_review", name: "task", input: { description: "Review code", prompt: "TASK-REVIEW", agent: "reviewer" } }] };
+        if (prompt.includes("WRITE")) return { toolCalls: [{ id: "task_write", name: "task", input: { description: "Write a file", prompt: "TASK-WRITE", agent: "writer" } }] };
+        return { toolCalls: [{ id: "task_none", name: "task", input: { description: "Nobody", prompt: "TASK-NONE", agent: "nobody" } }] };
+      }
+      if (lastRole(r) === "tool") return { text: `SUB-ANSWER ${toolResults(r).join(" ")}` };
+      if (taskOf(r).includes("TASK-REVIEW")) return { toolCalls: [{ id: "review_read", name: "read", input: { path: "code.ts" } }] };
+      return { toolCalls: [{ id: "writer_write", name: "write", input: { path: "out.txt", content: "written\n" } }] };
+    };
+    const permissions = answering("reject_once");
+    const agent = await start(reply, [], { onPermission: permissions.onPermission });
+    const { sessionId } = await agent.newSession();
+
+    expect((await agent.prompt(sessionId, "REVIEW please")).stopReason).toBe("end_turn");
+    const parentFirst = server.requests[0]!;
+    const taskSpec = (parentFirst.body.tools as Array<{ function: { name: string; description: string } }>).find((t) => t.function.name === "task")!;
+    expect(taskSpec.function.description).toContain("- reviewer: Reviews code for bugs");
+    expect(taskSpec.function.description).toContain("- writer: Writes files");
+    expect(taskSpec.function.description).not.toContain("impostor");
+    const review = server.requests.find((r) => isSubagent(r) && taskOf(r).includes("TASK-REVIEW"))!;
+    expect(systemOf(review)).toContain("REVIEWER-BODY: you review code.");
+    expect(systemOf(review)).not.toContain("IMPOSTOR");
+    expect(toolNamesOf(review)).toEqual(["grep", "read"]);
+    expect(toolResults(server.requests.at(-1)!).join("")).toContain("CODE-CONTENT");
+
+    // Each hostile file is named in a notice with its reason; none of their bodies reached any model request.
+    const told = agentText(agent.client.updates(sessionId));
+    for (const name of ["reviewer-copy.md", "broken.md", "huge.md", "Bad_Name.md", "environ.md", "outside.md"]) expect(told).toContain(join(agentsDir, name));
+    expect(told).toContain("its model is not used");
+    const sent = JSON.stringify(server.requests.map((r) => r.body));
+    for (const marker of ["IMPOSTOR-BODY", "BROKEN-BODY", "HHHHHHHH", "ODD-BODY", "root:x:0"]) expect(sent).not.toContain(marker);
+
+    // A project's agent that lists write grants nothing: the write asks the user, naming the subagent's call, and is refused.
+    const writeAnswer = await agent.prompt(sessionId, "WRITE please");
+    expect(writeAnswer.stopReason).toBe("end_turn");
+    expect(permissions.requests).toHaveLength(1);
+    expect(permissions.requests[0]!.toolCall.toolCallId).toBe("writer_write");
+    expect(permissions.requests[0]!.toolCall._meta?.[PARENT_KEY]).toBe("task_write");
+    expect(existsSync(join(sandbox.project, "out.txt"))).toBe(false);
+    const writer = server.requests.find((r) => isSubagent(r) && taskOf(r).includes("TASK-WRITE"))!;
+    expect(toolNamesOf(writer)).toEqual(["write"]);
+    const writeUpdates = toolUpdates(agent.client.updates(sessionId)).filter((u) => u.toolCallId === "writer_write");
+    expect(writeUpdates.at(-1)?.status).toBe("failed");
+    expect(writeUpdates.every((u) => u._meta?.[PARENT_KEY] === "task_write")).toBe(true);
+
+    // An agent that does not exist is the task's failure, read by the model, naming the agents there are.
+    expect((await agent.prompt(sessionId, "nobody please")).stopReason).toBe("end_turn");
+    const failed = toolUpdates(agent.client.updates(sessionId)).filter((u) => u.toolCallId === "task_none").at(-1)!;
+    expect(failed.status).toBe("failed");
+    expect(rawText(failed)).toContain('There is no agent named "nobody". Agents: reviewer, writer');
+  }, 120_000);
+
+  test("a cancel while a subagent waits for the model ends the turn cancelled, and no model request follows it", async () => {
+    sandbox = makeSandbox();
+    const held = manualGate();
+    const reply = (r: RecordedRequest): ScriptedTurn => {
+      if (isSubagent(r)) return { text: "NEVER-SEEN", gate: held.gate };
+      const prompt = textOf(messagesOf(r).findLast((m) => m.role === "user")?.content);
+      if (prompt.includes("AFTER")) return { text: "AFTER-ANSWER" };
+      return { toolCalls: [{ id: "task_slow", name: "task", input: { description: "Slow task", prompt: "TASK-SLOW" } }] };
+    };
+    const agent = await start(reply);
+    const { sessionId } = await agent.newSession();
+    const turn = agent.prompt(sessionId, "START");
+    const subagentAsked = await server.request(2);
+    expect(isSubagent(subagentAsked)).toBe(true);
+    await agent.client.agent.notify(methods.agent.session.cancel, { sessionId });
+    expect((await turn).stopReason).toBe("cancelled");
+    const taskEnd = toolUpdates(agent.client.updates(sessionId)).filter((u) => u.toolCallId === "task_slow").at(-1);
+    expect(taskEnd?.status).toBe("failed");
+
+    // The next request the server sees is the next prompt's: nothing was asked on behalf of the cancelled turn.
+    expect((await agent.prompt(sessionId, "AFTER")).stopReason).toBe("end_turn");
+    held.release();
+    expect(server.requests).toHaveLength(3);
+    const third = server.requests[2]!;
+    expect(isSubagent(third)).toBe(false);
+    expect(textOf(messagesOf(third).findLast((m) => m.role === "user")?.content)).toContain("AFTER");
+    // The cancelled task call has its result in the history the model sees.
+    expect(toolResults(third).join("")).toContain("Cancelled");
+  }, 120_000);
+});

@@ -28,7 +28,7 @@ export type { CliOptions } from "./src/cli/options.ts";
 export type { RunningServer, ServeOptions } from "./src/server/serve.ts";
 export type { ServeLimits } from "./src/server/limits.ts";
 export type { EdgeApp, EdgeAppOptions } from "./src/server/edge-app.ts";
-export type { ServerKind } from "./src/runtime/websocket/websocket-upgrader.ts";
+export type { ServerKind } from "./src/runtime/websocket/websocket-types.ts";
 
 import type { AgentServices } from "./src/sessions/services.ts";
 import type { EdgeApp, EdgeAppOptions } from "./src/server/edge-app.ts";

@@ -11,7 +11,7 @@ import { cors } from "hono/cors";
 import type { HttpTransport } from "../acp/http-transport.ts";
 import type { AgentServices } from "../sessions/services.ts";
 import { PACKAGE_VERSION } from "../config/version.ts";
-import type { WebSocketUpgrader } from "../runtime/websocket/websocket-upgrader.ts";
+import type { WebSocketUpgrader } from "../runtime/websocket/websocket-types.ts";
 import { acpHttpHandler } from "./acp-http.ts";
 import { BEARER_PREFIX, isAuthorizedByHeader, SUBPROTOCOL } from "./bearer.ts";
 import { handshake, isUpgradeRequest, type HandshakeVariables } from "./handshake.ts";

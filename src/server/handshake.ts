@@ -9,7 +9,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { selectedSubprotocol } from "../runtime/websocket/websocket-offer.ts";
-import type { WebSocketUpgrader } from "../runtime/websocket/websocket-upgrader.ts";
+import type { WebSocketUpgrader } from "../runtime/websocket/websocket-types.ts";
 import type { SessionStore } from "../store/types.ts";
 import { isAuthorizedUpgrade, SUBPROTOCOL } from "./bearer.ts";
 import { jsonError, unauthorized } from "./http-errors.ts";

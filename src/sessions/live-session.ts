@@ -26,7 +26,6 @@ import type { PromptTemplate } from "./prompt-templates.ts";
 import type { Skill } from "./skills.ts";
 import type { AgentFile } from "./agent-files.ts";
 import type { SessionRecorder } from "./session-recorder.ts";
-import { sessionEmitter } from "./session-emitter.ts";
 import { SessionError } from "./session-error.ts";
 import type { TurnClaim } from "./turn-claim.ts";
 import { TurnSlot, type ClaimRequest } from "./turn-slot.ts";
@@ -100,6 +99,11 @@ export interface LiveSessionInit {
   /** Things to tell the user once the session is announced. */
   notices: readonly string[];
   title?: string;
+  /**
+   * The event sink of a turn of this session (the journal, then the clients): where steered messages no turn
+   * took are landed. Passed in because the emitter reads the live session, so it cannot be imported here.
+   */
+  emitterFor(live: LiveSession): EventSink;
 }
 
 /** A session alive in this process, with its settings and attached clients. */
@@ -125,6 +129,7 @@ export class LiveSession {
   readonly #clients = new Map<string, SessionClient>();
   /** Who holds the session's one turn (its client alone is asked for permissions) and who waits for it. */
   readonly #turn: TurnSlot;
+  readonly #emitterFor: (live: LiveSession) => EventSink;
 
   constructor(init: LiveSessionInit) {
     this.#agent = init.agent;
@@ -140,6 +145,7 @@ export class LiveSession {
     this.#agents = init.agents;
     this.#held = [...init.notices];
     this.#title = init.title;
+    this.#emitterFor = init.emitterFor;
   }
 
   /** The session's id. */
@@ -336,7 +342,7 @@ export class LiveSession {
   async #landLeftovers(): Promise<void> {
     if (this.#agent.steeringWaiting.messages === 0) return;
     try {
-      await this.#agent.landSteering(sessionEmitter(this));
+      await this.#agent.landSteering(this.#emitterFor(this));
       await this.recorder.settle();
     } catch (error) {
       log.warn(`session ${this.id}: steered messages could not be recorded`, error);

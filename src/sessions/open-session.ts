@@ -28,6 +28,7 @@ import type { AgentServices } from "./services.ts";
 import { SessionRecorder } from "./session-recorder.ts";
 import type { RestoredState } from "./session-restore.ts";
 import { LiveSession } from "./live-session.ts";
+import { sessionEmitter } from "./session-emitter.ts";
 import { SessionError } from "./session-error.ts";
 
 /** What a live session is built from. */
@@ -152,6 +153,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     skills: setup.skills,
     agents: setup.agents,
     notices,
+    emitterFor: sessionEmitter,
     ...(restored?.title ? { title: restored.title } : {}),
   });
   trackContext(live, places, date, context);

@@ -46,6 +46,7 @@ function liveSession(): LiveSession {
     templates: [],
     skills: [],
     notices: [],
+    emitterFor: sessionEmitter,
   });
 }
 

@@ -4,7 +4,7 @@
  * upgrader's handlers.
  * @module
  */
-import type { HttpServer, HttpServerOptions } from "./http-server.ts";
+import type { HttpServer, HttpServerOptions } from "./http-types.ts";
 
 interface BunServer {
   port: number;

@@ -3,7 +3,7 @@
  * `fetch` through `Deno.upgradeWebSocket`.
  * @module
  */
-import type { HttpServer, HttpServerOptions } from "./http-server.ts";
+import type { HttpServer, HttpServerOptions } from "./http-types.ts";
 
 interface DenoServer {
   addr: { port: number };

@@ -8,7 +8,7 @@ import type { Socket } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import type { WebSocketServer } from "ws";
 import { log } from "../log.ts";
-import type { HttpServer, HttpServerOptions } from "./http-server.ts";
+import type { HttpServer, HttpServerOptions } from "./http-types.ts";
 
 /** Listens on Node; resolves once the port is bound. */
 export async function listenNode(options: HttpServerOptions): Promise<HttpServer> {

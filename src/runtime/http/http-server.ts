@@ -5,28 +5,8 @@
  * `websocket-upgrader.ts`. Nothing here decides anything about a request.
  * @module
  */
-import type { ServerKind } from "../websocket/websocket-upgrader.ts";
-
-/** The application's request handler; `env` is the runtime's (node bindings, Bun's server). */
-export type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
-
-export interface HttpServerOptions {
-  hostname: string;
-  port: number;
-  fetch: FetchHandler;
-  /** The upgrader's piece for this runtime's server (see `WebSocketUpgrader.websocket`). */
-  websocket: unknown;
-  /** Called with the runtime's server object once it exists (see `WebSocketUpgrader.attach`). */
-  attach(server: unknown): void;
-}
-
-export interface HttpServer {
-  /** The bound port (useful with port 0). */
-  port: number;
-  hostname: string;
-  /** Stops accepting connections; open WebSockets are the caller's to close. */
-  close(): Promise<void>;
-}
+import type { ServerKind } from "../websocket/websocket-types.ts";
+import type { HttpServer, HttpServerOptions } from "./http-types.ts";
 
 /** Listens with the given kind of server (see `listenerKind`). */
 export async function listenHttp(kind: ServerKind, options: HttpServerOptions): Promise<HttpServer> {

@@ -10,7 +10,7 @@
 import { defineWebSocketHelper, WSContext, type WSEvents } from "hono/ws";
 import { socketEvents } from "./socket-events.ts";
 import { selectedSubprotocol, unsupportedSubprotocol } from "./websocket-offer.ts";
-import type { UpgraderOptions, WebSocketUpgrader } from "./websocket-upgrader.ts";
+import type { UpgraderOptions, WebSocketUpgrader } from "./websocket-types.ts";
 
 interface SocketData {
   events: WSEvents;

@@ -9,7 +9,7 @@
 import { defineWebSocketHelper, WSContext } from "hono/ws";
 import { socketEvents } from "./socket-events.ts";
 import { selectedSubprotocol, unsupportedSubprotocol } from "./websocket-offer.ts";
-import type { UpgraderOptions, WebSocketUpgrader } from "./websocket-upgrader.ts";
+import type { UpgraderOptions, WebSocketUpgrader } from "./websocket-types.ts";
 
 interface DenoUpgrade {
   upgradeWebSocket(request: Request, options: { idleTimeout?: number }): { response: Response; socket: WebSocket };

@@ -24,7 +24,7 @@ import type { Context } from "hono";
 import { WebSocketServer, type WebSocket } from "ws";
 import { nodeWsSends } from "./node-ws-sends.ts";
 import { socketEvents } from "./socket-events.ts";
-import type { UpgraderOptions, WebSocketUpgrader } from "./websocket-upgrader.ts";
+import type { UpgraderOptions, WebSocketUpgrader } from "./websocket-types.ts";
 
 /** Writes a complete HTTP response on a socket that asked to upgrade, then closes it. */
 async function writeRefusal(socket: Duplex, response: Response): Promise<void> {

@@ -7,15 +7,8 @@
  * what an embedder hands to its own server.
  * @module
  */
-import type { Context } from "hono";
 import { runtimeName } from "../host/detect.ts";
-import type { WebSocketLike } from "./websocket-like.ts";
-
-/**
- * Which server carries the app: Node's (node:http with @hono/node-server and `ws`; also on Deno through its
- * Node compatibility), `Bun.serve`, or `Deno.serve`.
- */
-export type ServerKind = "node" | "bun" | "deno";
+import type { ServerKind, UpgraderOptions, WebSocketUpgrader } from "./websocket-types.ts";
 
 /** The server `agent serve` listens with: Bun's own on Bun; node:http elsewhere, Deno included, because there
  * `ws` enforces every frame rule and bound the serve contract promises (Deno's own WebSocket closes bad frames
@@ -27,31 +20,6 @@ export function listenerKind(): ServerKind {
 /** The server an embedder most likely mounts the app in: the runtime's own. */
 export function nativeKind(): ServerKind {
   return runtimeName;
-}
-
-/** How an upgrader is built: the subprotocol it selects and the bounds the runtime enforces. */
-export interface UpgraderOptions {
-  subprotocol: string;
-  /** Larger messages close the socket with 1009. */
-  maxPayload: number;
-  /** Keepalive interval, for runtimes that ping by themselves (Deno); 0 disables it. */
-  pingIntervalMs: number;
-}
-
-/** One runtime's WebSocket support for the app. */
-export interface WebSocketUpgrader {
-  /**
-   * Completes the upgrade of this request; `onSocket` receives the open socket.
-   * `onAbandoned` runs when the runtime reports the upgrade ending before its
-   * socket opened (a client gone mid-handshake); not every runtime reports that.
-   */
-  accept(c: Context, onSocket: (socket: WebSocketLike) => void, onAbandoned?: () => void): Promise<Response>;
-  /** What to return for a refused upgrade so the client sees this exact response. */
-  refuse(c: Context, response: Response): Response;
-  /** Node: `{ server }` for `serve({ websocket })`; Bun: the `websocket` handlers of `Bun.serve`; Deno: undefined. */
-  websocket: unknown;
-  /** Node: hooks a server made by `@hono/node-server` so refusals keep their bodies; elsewhere a no-op. */
-  attach(server: unknown): void;
 }
 
 /** The WebSocket upgrader for a kind of server. */

@@ -104,13 +104,25 @@ function importsOf(file: string): { files: string[]; runtimeFiles: string[]; pac
 
 const files = sources();
 const graph = new Map(files.map((file) => [file, importsOf(file)]));
-const rows = layerTable(readFileSync(join(ROOT, "docs/architecture.md"), "utf8"));
+const doc = readFileSync(join(ROOT, "docs/architecture.md"), "utf8");
+const rows = layerTable(doc);
 
 describe("architecture", () => {
   test("the doc's table names every layer under src/", () => {
     const folders = new Set(files.map(layerOf));
     expect(rows.length).toBeGreaterThan(5);
     expect([...folders].filter((folder) => !rows.some((row) => row.folder === folder))).toEqual([]);
+  });
+
+  test("the doc names every folder under src/, each with what it holds", () => {
+    const folders = new Set(files.filter((file) => file !== "mod.ts").map((file) => dirname(file)));
+    const named = new Map<string, string>();
+    for (const line of doc.split("\n")) {
+      const cells = line.split("|").map((cell) => cell.trim());
+      const folder = /^`(src\/[a-z/-]+?)\/?`/.exec(cells[1] ?? "")?.[1];
+      if (folder && (cells[2] ?? "").length > 0) named.set(folder, cells[2]!);
+    }
+    expect([...folders].filter((folder) => !named.has(folder)).sort()).toEqual([]);
   });
 
   test("every import follows the layer table", () => {

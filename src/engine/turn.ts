@@ -44,7 +44,14 @@ export async function runTurn(context: TurnContext, prompt: UserMessage): Promis
     history.push(message);
     await emit({ type: "message", message, messageId: newMessageId() });
   };
-  await append(prompt);
+  const before = history.length;
+  try {
+    await append(prompt);
+  } catch (error) {
+    // Not recorded, so not in the conversation either: the next prompt must not meet a message the journal never got.
+    history.length = before;
+    throw error;
+  }
 
   const tools = context.tools.map(toolSpec);
   for (let request = 1; ; request += 1) {

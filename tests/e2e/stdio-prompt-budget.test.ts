@@ -1,0 +1,142 @@
+/**
+ * The per-message budget over stdio, against the fake model server, on every
+ * runtime: a small message naming a large project file hundreds or thousands
+ * of times (as a prompt or a steering message) is refused -32602 at once,
+ * with nothing read (the agent's peak memory barely moves) and nothing asked
+ * of the model; the same file linked again is read once; content no provider
+ * accepts is refused at the door; what the client is shown of a linked file is
+ * the link; and the session goes on: a plain prompt after each refusal ends
+ * `end_turn` with a conversation that holds none of what was refused.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { acp } from "../helpers/acp-client.ts";
+import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
+import { rpcError } from "../helpers/expect-error.ts";
+import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
+import { peakMemory } from "../helpers/processes.ts";
+import { conversation, prompt, useFakeModel } from "../helpers/queue-steer.ts";
+import { startAgent, type RunningAgent } from "../helpers/session-agent.ts";
+
+const { methods } = acp;
+/** The model's window in the settings below: 200,000 tokens at 4 bytes a token. */
+const BUDGET = 800_000;
+const MiB = 1024 * 1024;
+
+describe.each(RUNTIMES)("the per-message budget over stdio on %s", (runtime) => {
+  let sandbox: Sandbox;
+  let server: FakeModelServer;
+  let agent: RunningAgent;
+  const link = (name: string): acp.ContentBlock => ({ type: "resource_link", uri: pathToFileURL(join(sandbox.project, name)).href, name });
+
+  beforeAll(async () => {
+    sandbox = makeSandbox();
+    // Just under the 2 MiB a linked file may have, so only the budget stands between it and the model.
+    sandbox.write("project/big.txt", "0123456789abcdef\n".repeat(Math.floor((2 * MiB - 1) / 17)));
+    sandbox.write("project/part-a.txt", "a".repeat(300_000));
+    sandbox.write("project/part-b.txt", "b".repeat(300_000));
+    sandbox.write("project/part-c.txt", "c".repeat(300_000));
+    server = await startFakeModelServer();
+    useFakeModel(sandbox, server);
+    agent = await startAgent(runtime, sandbox, { args: ["--model", "local/fake"] });
+  });
+
+  afterAll(async () => {
+    await agent.kill();
+    await server.close();
+    sandbox.cleanup();
+  });
+
+  /** A plain prompt ends `end_turn`, and the model is asked with nothing but the conversation so far. */
+  async function followUp(sessionId: string, text: string): Promise<string[]> {
+    const base = server.requests.length;
+    server.push({ text: "fine" });
+    expect((await prompt(agent.client, sessionId, text)).stopReason).toBe("end_turn");
+    expect(server.requests.length).toBe(base + 1);
+    return conversation(server.requests[base]!);
+  }
+
+  test("a prompt naming a 2 MiB file 400 times is refused at once, nothing read, and the session goes on", async () => {
+    const { sessionId } = await agent.newSession();
+    const before = peakMemory(agent.proc.child.pid!);
+    const requests = server.requests.length;
+    const error = await rpcError(
+      agent.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read" }, ...Array.from({ length: 400 }, () => link("big.txt"))] }),
+      -32602,
+    );
+    expect(error.message).toContain("per-message budget of 781 KiB");
+    expect(error.data).toMatchObject({ code: "prompt_too_large", budget: BUDGET });
+    // The same file counts once: what was asked is that file and the text, not 400 copies.
+    expect(error.data.requested).toBeLessThan(2 * MiB + 10);
+    expect(server.requests.length).toBe(requests);
+    expect(peakMemory(agent.proc.child.pid!) - before).toBeLessThan(300 * MiB);
+    expect(await followUp(sessionId, "plain")).toEqual(["user:plain"]);
+  });
+
+  test("a steering message naming it 2,400 times is refused too, idle or with promptRequired", async () => {
+    const { sessionId } = await agent.newSession();
+    const flood = [{ type: "text", text: "steer" }, ...Array.from({ length: 2400 }, () => link("big.txt"))];
+    for (const meta of [undefined, { steering: { idleBehavior: "promptRequired" } }]) {
+      const error = await rpcError(agent.client.agent.request("_session/steering", { sessionId, prompt: flood, ...(meta ? { _meta: meta } : {}) }), -32602);
+      expect(error.data).toMatchObject({ code: "prompt_too_large", budget: BUDGET });
+    }
+    expect(await followUp(sessionId, "after the steering")).toEqual(["user:after the steering"]);
+  });
+
+  test("distinct files add up: two fit the budget, three do not", async () => {
+    const { sessionId } = await agent.newSession();
+    const error = await rpcError(
+      agent.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [link("part-a.txt"), link("part-b.txt"), link("part-c.txt")] }),
+      -32602,
+    );
+    expect(error.data.requested).toBe(900_000);
+    const base = server.requests.length;
+    server.push({ text: "two read" });
+    const answer = await agent.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "two" }, link("part-a.txt"), link("part-b.txt")] });
+    expect(answer.stopReason).toBe("end_turn");
+    const body = JSON.stringify(server.requests[base]!.body);
+    expect(body).toContain("a".repeat(300_000));
+    expect(body).toContain("b".repeat(300_000));
+    expect(body.length).toBeLessThan(BUDGET);
+  });
+
+  test("a file linked many times is read once; the others say so; the client is shown the links", async () => {
+    const { sessionId } = await agent.newSession();
+    const base = server.requests.length;
+    server.push({ text: "one copy" });
+    const before = agent.client.updates(sessionId).length;
+    // Started by steering on an idle session, the message is shown to its own client as well.
+    const answer = await agent.client.agent.request("_session/steering", { sessionId, prompt: [{ type: "text", text: "once" }, ...Array.from({ length: 50 }, () => link("part-a.txt"))] });
+    expect(answer).toEqual({ outcome: "startedNewTurn" });
+    await server.request(base + 1);
+    const body = JSON.stringify(server.requests[base]!.body);
+    expect(body.split("a".repeat(1000)).length - 1).toBe(300);
+    expect(body.split("the same file as linked above").length - 1).toBe(49);
+    const update = (await followUpUpdates(sessionId, before)).filter((u) => u.sessionUpdate === "user_message_chunk");
+    const links = update.filter((u) => u.sessionUpdate === "user_message_chunk" && u.content.type === "resource_link");
+    expect(links.length).toBe(1);
+    expect(JSON.stringify(update)).not.toContain("a".repeat(1000));
+  });
+
+  /** The updates since `before`, once the session's next plain prompt was answered (so every earlier update arrived). */
+  async function followUpUpdates(sessionId: string, before: number): Promise<acp.SessionUpdate[]> {
+    await followUp(sessionId, "next");
+    return agent.client.updates(sessionId).slice(before);
+  }
+
+  test("image data that is not base64, or of a type providers do not take, is refused at the door", async () => {
+    const { sessionId } = await agent.newSession();
+    const bad: acp.ContentBlock[][] = [
+      [{ type: "image", data: "not base64!!", mimeType: "image/png" }],
+      [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/x-unknown" }],
+      [{ type: "image", data: "iVBORw0KGgo", mimeType: "image/png" }],
+      [{ type: "resource", resource: { uri: "file:///x.png", blob: "%%%%", mimeType: "image/png" } }],
+    ];
+    for (const blocks of bad) {
+      await rpcError(agent.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: blocks }), -32602);
+      await rpcError(agent.client.agent.request("_session/steering", { sessionId, prompt: blocks }), -32602);
+    }
+    expect(await followUp(sessionId, "still here")).toEqual(["user:still here"]);
+  });
+});

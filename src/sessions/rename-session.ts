@@ -7,6 +7,7 @@
  * journal. Either way the automatic title from a first prompt never replaces it.
  * @module
  */
+import { plainLine } from "../runtime/plain-text.ts";
 import { redactSecrets } from "../runtime/secrets.ts";
 import { newestTitle } from "../store/session-title.ts";
 import { claimTitle } from "../store/title-claim.ts";
@@ -18,12 +19,9 @@ import { SessionError, storeFailure, unknownSession } from "./session-error.ts";
 /** Longest title kept, in characters (code points); longer ones are cut. */
 export const MAX_TITLE_LENGTH = 200;
 
-/** Control characters (C0, DEL, C1) and line or paragraph separators: a title is one plain line. */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-
 /** A title as it is stored: one line, no control characters, single spaces, secrets hidden, at most 200 characters. */
 export function normalizeTitle(raw: string): string {
-  const line = redactSecrets(raw.replace(CONTROL, " ")).replace(/\s+/g, " ").trim();
+  const line = redactSecrets(plainLine(raw)).replace(/\s+/g, " ").trim();
   const chars = Array.from(line);
   return chars.length <= MAX_TITLE_LENGTH ? line : chars.slice(0, MAX_TITLE_LENGTH).join("").trimEnd();
 }

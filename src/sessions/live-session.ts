@@ -409,6 +409,11 @@ export class LiveSession {
     this.#turn.stop(reason, clientId);
   }
 
+  /** Whether the session was closed in this process (released, archived or deleted): nothing more is written to it. */
+  get closed(): boolean {
+    return this.#turn.closed;
+  }
+
   /** Settles when the current claim (if any) is done, however it ended. */
   async turnSettled(): Promise<void> {
     await this.#turn.holder?.finished;

@@ -117,6 +117,18 @@ describe.each(RUNTIMES)("the per-message budget over stdio on %s", (runtime) => 
     const links = update.filter((u) => u.sessionUpdate === "user_message_chunk" && u.content.type === "resource_link");
     expect(links.length).toBe(1);
     expect(JSON.stringify(update)).not.toContain("a".repeat(1000));
+
+    // A replay shows the same: the link, not the file (closed here first, so another process may open it).
+    await (agent.client.agent.request as (m: string, p: unknown) => Promise<unknown>)("session/close", { sessionId });
+    const replayed = await startAgent(runtime, sandbox, { args: ["--model", "local/fake"] });
+    try {
+      await replayed.client.agent.request(methods.agent.session.load, { sessionId, cwd: sandbox.project, mcpServers: [] });
+      const chunks = replayed.client.updates(sessionId).filter((u) => u.sessionUpdate === "user_message_chunk");
+      expect(chunks.filter((u) => u.sessionUpdate === "user_message_chunk" && u.content.type === "resource_link").length).toBe(1);
+      expect(JSON.stringify(chunks)).not.toContain("a".repeat(1000));
+    } finally {
+      await replayed.kill();
+    }
   });
 
   /** The updates since `before`, once the session's next plain prompt was answered (so every earlier update arrived). */

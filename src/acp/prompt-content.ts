@@ -22,6 +22,14 @@ import type { ContentBlock } from "./sdk.ts";
 
 type Part = TextPart | ImagePart;
 
+/** Why a file linked again is not embedded again. */
+const SAME_FILE = "the same file as linked above, so it was not embedded again";
+
+/** What a part costs of the budget: its text or its image data, as characters. */
+function partBytes(part: Part): number {
+  return part.type === "text" ? part.text.length : part.data.length;
+}
+
 /** A message checked against its budget: what it will cost, and how to read it. */
 export interface PromptPlan {
   /** Bytes the message expands into (each distinct linked file counted once). */
@@ -39,18 +47,18 @@ interface LinkedFile {
   path: string;
   /** Bytes it had when it was sized; it is read with no more than that. */
   size: number;
-  /** A later link to the same file: it says so instead of repeating the file. */
-  repeat: boolean;
 }
 
 /**
- * Checks `blocks` and sizes what they expand into; throws invalid params for
- * content no provider accepts and for a message over `budget` bytes (`used`
- * bytes already spent elsewhere, e.g. a template's text).
+ * Checks `blocks` and sizes what they expand into (text, image data, the
+ * notes that stand in for what is not embedded, each distinct linked file's
+ * size once); throws invalid params for content no provider accepts and for
+ * a message over `budget` bytes.
  */
 export async function planPrompt(blocks: readonly ContentBlock[], workspace: Workspace, budget: number): Promise<PromptPlan> {
   const planned: Planned[] = [];
-  const files = new Map<string, LinkedFile>();
+  // Every distinct URI, looked at once: what it became.
+  const links = new Map<string, Planned>();
   let bytes = 0;
   for (const block of blocks) {
     switch (block.type) {
@@ -76,24 +84,25 @@ export async function planPrompt(blocks: readonly ContentBlock[], workspace: Wor
           planned.push({ part: { type: "image", data: resource.blob, mimeType: resource.mimeType } });
         } else {
           const size = Math.floor((resource.blob.length * 3) / 4);
-          planned.push({ part: { type: "text", text: `[embedded resource ${resource.uri} (${resource.mimeType ?? "unknown type"}, ${size} bytes) was not decoded]` } });
+          const note: Part = { type: "text", text: `[embedded resource ${resource.uri} (${resource.mimeType ?? "unknown type"}, ${size} bytes) was not decoded]` };
+          bytes += partBytes(note);
+          planned.push({ part: note });
         }
         break;
       }
       case "resource_link": {
-        const known = files.get(block.uri);
+        const known = links.get(block.uri);
         if (known) {
-          planned.push({ link: { ...known, repeat: true } });
+          // Looked at once: a link named again repeats the note, or says the file is above.
+          const again: Planned = "part" in known ? known : { part: linkNote(block.uri, SAME_FILE) };
+          bytes += partBytes(again.part);
+          planned.push(again);
           break;
         }
-        if (files.size === PROMPT_LINK_LIMIT) throw invalidParams(`the message links more than ${PROMPT_LINK_LIMIT} distinct resources; link fewer, or let the agent find them with its tools`, { code: "prompt_too_large", linkLimit: PROMPT_LINK_LIMIT });
+        if (links.size === PROMPT_LINK_LIMIT) throw invalidParams(`the message links more than ${PROMPT_LINK_LIMIT} distinct resources; link fewer, or let the agent find them with its tools`, { code: "prompt_too_large", linkLimit: PROMPT_LINK_LIMIT });
         const sized = await sizeLink(block.uri, block.mimeType ?? undefined, workspace);
-        if ("part" in sized) {
-          planned.push(sized);
-          break;
-        }
-        files.set(block.uri, sized.link);
-        bytes += sized.link.size;
+        links.set(block.uri, sized);
+        bytes += "part" in sized ? partBytes(sized.part) : sized.link.size;
         planned.push(sized);
         break;
       }
@@ -125,7 +134,7 @@ async function readPlanned(planned: readonly Planned[], blocks: readonly Content
     const entry = planned[index++]!;
     if (at < start) continue;
     if ("part" in entry) parts.push(entry.part);
-    else parts.push(entry.link.repeat ? linkNote(entry.link.uri, "the same file as linked above, so it was not embedded again") : await readLink(entry.link, workspace));
+    else parts.push(await readLink(entry.link, workspace));
   }
   if (parts.length === 0) throw invalidParams("prompt is empty: send at least one non-empty text, image or resource block");
   return parts;
@@ -146,7 +155,7 @@ async function sizeLink(uri: string, mimeType: string | undefined, workspace: Wo
     // Never open devices or FIFOs: a read could block the turn forever.
     if (!info.isFile) return note(LINK_NOT_REGULAR);
     if (info.size > LINKED_FILE_LIMIT) return note(LINK_TOO_LARGE);
-    return { link: { uri, mimeType, path, size: info.size, repeat: false } };
+    return { link: { uri, mimeType, path, size: info.size } };
   } catch (error) {
     return note(`could not be read (${(error as { code?: string }).code ?? (error as Error).message})`);
   }

@@ -67,8 +67,9 @@ describe.each(RUNTIMES)("the per-message budget over stdio on %s", (runtime) => 
     );
     expect(error.message).toContain("per-message budget of 781 KiB");
     expect(error.data).toMatchObject({ code: "prompt_too_large", budget: BUDGET });
-    // The same file counts once: what was asked is that file and the text, not 400 copies.
-    expect(error.data.requested).toBeLessThan(2 * MiB + 10);
+    // The same file counts once: what was asked is that file, the text and 399 short notes, not 400 copies.
+    expect(error.data.requested).toBeGreaterThan(2 * MiB - 20);
+    expect(error.data.requested).toBeLessThan(2 * MiB + 399 * 400);
     expect(server.requests.length).toBe(requests);
     expect(peakMemory(agent.proc.child.pid!) - before).toBeLessThan(300 * MiB);
     expect(await followUp(sessionId, "plain")).toEqual(["user:plain"]);
@@ -82,6 +83,23 @@ describe.each(RUNTIMES)("the per-message budget over stdio on %s", (runtime) => 
       expect(error.data).toMatchObject({ code: "prompt_too_large", budget: BUDGET });
     }
     expect(await followUp(sessionId, "after the steering")).toEqual(["user:after the steering"]);
+  });
+
+  test("links are looked at once each, at most 64 distinct ones; the notes that stand in for them count too", async () => {
+    const { sessionId } = await agent.newSession();
+    const missing = (i: number) => link(`missing-${i}.txt`);
+    const tooMany = await rpcError(
+      agent.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: Array.from({ length: 65 }, (_, i) => missing(i)) }),
+      -32602,
+    );
+    expect(tooMany.data).toEqual({ code: "prompt_too_large", linkLimit: 64 });
+    // 20,000 links to one missing file: one look, and notes past the budget.
+    const notes = await rpcError(
+      agent.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: Array.from({ length: 20_000 }, () => missing(0)) }),
+      -32602,
+    );
+    expect(notes.data).toMatchObject({ code: "prompt_too_large", budget: BUDGET });
+    expect(await followUp(sessionId, "fine")).toEqual(["user:fine"]);
   });
 
   test("distinct files add up: two fit the budget, three do not", async () => {

@@ -93,6 +93,7 @@ export class TurnProjector {
           ? { sessionUpdate: "compaction_summary_chunk", compactionId: event.compactionId, content: { type: "text", text: event.text } }
           : undefined;
       case "message":
+      case "retracted":
         return undefined;
     }
   }

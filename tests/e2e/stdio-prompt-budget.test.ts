@@ -155,6 +155,29 @@ describe.each(RUNTIMES)("the per-message budget over stdio on %s", (runtime) => 
     return agent.client.updates(sessionId).slice(before);
   }
 
+  test("a prompt the provider refuses leaves the conversation, in memory and in the journal: the next prompt and a reload never carry it", async () => {
+    const { sessionId } = await agent.newSession();
+    server.push({ text: "first answer" });
+    expect((await prompt(agent.client, sessionId, "first")).stopReason).toBe("end_turn");
+    server.push({ error: { status: 400, message: "this request is not acceptable" } });
+    const failed = await rpcError(prompt(agent.client, sessionId, "refused by the provider"), -32603);
+    expect(failed.data).toMatchObject({ code: "model_error", status: 400 });
+    expect(await followUp(sessionId, "second")).toEqual(["user:first", "assistant:first answer", "user:second"]);
+
+    // Reloaded in another process, the journal says the same.
+    await (agent.client.agent.request as (m: string, p: unknown) => Promise<unknown>)("session/close", { sessionId });
+    const reloaded = await startAgent(runtime, sandbox, { args: ["--model", "local/fake"] });
+    try {
+      await reloaded.client.agent.request(methods.agent.session.load, { sessionId, cwd: sandbox.project, mcpServers: [] });
+      const base = server.requests.length;
+      server.push({ text: "third answer" });
+      expect((await prompt(reloaded.client, sessionId, "third")).stopReason).toBe("end_turn");
+      expect(conversation(server.requests[base]!)).toEqual(["user:first", "assistant:first answer", "user:second", "assistant:fine", "user:third"]);
+    } finally {
+      await reloaded.kill();
+    }
+  });
+
   test("image data that is not base64, or of a type providers do not take, is refused at the door", async () => {
     const { sessionId } = await agent.newSession();
     const bad: acp.ContentBlock[][] = [

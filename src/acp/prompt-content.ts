@@ -15,7 +15,7 @@ import type { Workspace } from "../tools/types.ts";
 import { fileUrlToPath } from "../runtime/files/path.ts";
 import { stat } from "../runtime/files/fs.ts";
 import { decodeLinkedText, LINK_NOT_REGULAR, LINK_NOT_TEXT, LINK_TOO_LARGE, LINKED_FILE_LIMIT, linkNote, resourceText } from "../sessions/linked-resource.ts";
-import { formatBytes, PROMPT_LINK_LIMIT } from "../sessions/prompt-budget.ts";
+import { exactBytes, formatBytes, PROMPT_LINK_LIMIT } from "../sessions/prompt-budget.ts";
 import { checkImage } from "./image-data.ts";
 import { invalidParams } from "./errors.ts";
 import type { ContentBlock } from "./sdk.ts";
@@ -116,7 +116,7 @@ export async function planPrompt(blocks: readonly ContentBlock[], workspace: Wor
 /** The refusal of a message that expands past its budget. */
 export function overBudget(bytes: number, budget: number) {
   return invalidParams(
-    `the message expands to ${formatBytes(bytes)} (text, images and linked files), over this session's per-message budget of ${formatBytes(budget)}; ` +
+    `the message expands to ${exactBytes(bytes)} (text, images and linked files), over this session's per-message budget of ${exactBytes(budget)} (${formatBytes(budget)}); ` +
       "link fewer or smaller files, or let the agent read them with its tools",
     { code: "prompt_too_large", budget, requested: bytes },
   );

@@ -23,6 +23,11 @@ export function promptBudget(contextWindow: number): number {
   return Math.min(PROMPT_BUDGET_CAP, Math.max(PROMPT_BUDGET_FLOOR, fromWindow));
 }
 
+/** An exact size, digits grouped: `4,000,002 bytes` (two sizes rounded alike could not be told apart). */
+export function exactBytes(bytes: number): string {
+  return `${String(bytes).replace(/\B(?=(\d{3})+(?!\d))/g, ",")} bytes`;
+}
+
 /** A size for people: `512 KiB`, `1.5 MiB`. */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;

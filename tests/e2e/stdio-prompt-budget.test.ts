@@ -14,7 +14,7 @@ import { pathToFileURL } from "node:url";
 import { acp } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
 import { rpcError } from "../helpers/expect-error.ts";
-import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
+import { manualGate, startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
 import { peakMemory } from "../helpers/processes.ts";
 import { conversation, prompt, useFakeModel } from "../helpers/queue-steer.ts";
 import { startAgent, type RunningAgent } from "../helpers/session-agent.ts";
@@ -65,7 +65,7 @@ describe.each(RUNTIMES)("the per-message budget over stdio on %s", (runtime) => 
       agent.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read" }, ...Array.from({ length: 400 }, () => link("big.txt"))] }),
       -32602,
     );
-    expect(error.message).toContain("per-message budget of 781 KiB");
+    expect(error.message).toContain("per-message budget of 800,000 bytes (781 KiB)");
     expect(error.data).toMatchObject({ code: "prompt_too_large", budget: BUDGET });
     // The same file counts once: what was asked is that file, the text and 399 short notes, not 400 copies.
     expect(error.data.requested).toBeGreaterThan(2 * MiB - 20);
@@ -192,4 +192,49 @@ describe.each(RUNTIMES)("the per-message budget over stdio on %s", (runtime) => 
     }
     expect(await followUp(sessionId, "still here")).toEqual(["user:still here"]);
   });
+});
+
+describe.each(RUNTIMES)("the prompt queue's bound counts expanded bytes, over stdio on %s", (runtime) => {
+  let sandbox: Sandbox;
+  let server: FakeModelServer;
+  let agent: RunningAgent;
+
+  beforeAll(async () => {
+    sandbox = makeSandbox();
+    // Two files that together just fit the budget of a model of a million tokens (4,000,000 bytes).
+    sandbox.write("project/left.txt", "l".repeat(1_990_000));
+    sandbox.write("project/right.txt", "r".repeat(1_990_000));
+    server = await startFakeModelServer();
+    useFakeModel(sandbox, server, { contextWindow: 1_000_000 });
+    agent = await startAgent(runtime, sandbox, { args: ["--model", "local/fake"] });
+  });
+
+  afterAll(async () => {
+    await agent.kill();
+    await server.close();
+    sandbox.cleanup();
+  });
+
+  test("eight prompts of 4 MB each wait behind a turn; a ninth is refused queue_full though its request is small", async () => {
+    const { sessionId } = await agent.newSession();
+    const links: acp.ContentBlock[] = ["left.txt", "right.txt"].map((name) => ({ type: "resource_link", uri: pathToFileURL(join(sandbox.project, name)).href, name }));
+    const held = manualGate();
+    const base = server.requests.length;
+    server.push({ text: "one", gate: held.gate });
+    const running = prompt(agent.client, sessionId, "hold on");
+    await server.request(base + 1);
+    // Nine at once (each is sized before it claims a place, so which one comes last is not known): one is refused.
+    const sent = Array.from({ length: 9 }, (_, i) =>
+      agent.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: `q${i}` }, ...links] }).then(
+        (answer) => answer.stopReason as string,
+        (error: { code?: number; data?: { code?: string } }) => `${error.code} ${error.data?.code}`,
+      ),
+    );
+    const refused = await Promise.race(sent.map((answer) => answer.then((outcome) => (outcome.startsWith("-") ? outcome : new Promise<string>(() => {})))));
+    expect(refused).toBe("-32603 queue_full");
+    await agent.client.agent.notify(methods.agent.session.cancel, { sessionId });
+    expect((await running).stopReason).toBe("cancelled");
+    expect((await Promise.all(sent)).sort()).toEqual(["-32603 queue_full", ...Array.from({ length: 8 }, () => "cancelled")]);
+    held.release();
+  }, 60_000);
 });

@@ -60,7 +60,8 @@ export function protocolError(error: unknown): unknown {
     case "invalid_params":
       return invalidParams(error.message, error.data);
     case "not_found":
-      return sessionNotFound(String(error.data?.sessionId ?? ""));
+      // Its id is shortened already (see unknownSession): shortening it again would state the wrong length.
+      return new RequestError(-32002, error.message, error.data);
     case "auth_required":
       return authRequired(error.message);
     case "queue_full":

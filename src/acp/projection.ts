@@ -10,7 +10,7 @@
 import type { EngineEvent } from "../engine/events.ts";
 import type { ImagePart, TextPart } from "../models/types.ts";
 import type { FileDiff, ToolLocation, ToolOutputPart } from "../tools/types.ts";
-import type { SessionUpdate, ToolCallContent } from "./sdk.ts";
+import type { ContentBlock, SessionUpdate, ToolCallContent } from "./sdk.ts";
 import { redactValue } from "../runtime/secrets.ts";
 
 /** rawInput and a result's summary are for display; anything bigger is summarised, never streamed whole. */
@@ -97,6 +97,7 @@ export class TurnProjector {
           ? { sessionUpdate: "compaction_summary_chunk", compactionId: event.compactionId, content: { type: "text", text: event.text } }
           : undefined;
       case "message":
+      case "retracted":
         return undefined;
     }
   }
@@ -189,13 +190,34 @@ export function withParent(update: SessionUpdate, parentToolCallId: string): Ses
   return { ...update, _meta: { ...update._meta, [PARENT_META_KEY]: parentToolCallId } };
 }
 
-/** A user message as it is shown: one `user_message_chunk` per part. */
+/**
+ * A user message as it is shown: one `user_message_chunk` per part. A file
+ * embedded from a link is shown as the link, not its text: what the user
+ * sent, on every transport and in a replay, never a copy of the file.
+ */
 export function userMessageChunks(content: readonly (TextPart | ImagePart)[], messageId?: string): SessionUpdate[] {
   return content.map((part) => ({
     sessionUpdate: "user_message_chunk" as const,
     ...(messageId === undefined ? {} : { messageId }),
-    content: part.type === "text" ? { type: "text" as const, text: part.text } : { type: "image" as const, data: part.data, mimeType: part.mimeType },
+    content: part.type === "text" ? textOrLink(part.text) : { type: "image" as const, data: part.data, mimeType: part.mimeType },
   }));
+}
+
+/** `<resource uri="…">…</resource>` as `resourceText` writes it. */
+const EMBEDDED = /^<resource uri="([^"]*)"(?: mimeType="([^"]*)")?>\n/;
+
+function textOrLink(text: string): ContentBlock {
+  const embedded = text.endsWith("\n</resource>") ? EMBEDDED.exec(text) : null;
+  if (!embedded) return { type: "text", text };
+  const uri = embedded[1]!;
+  const last = uri.split("/").filter(Boolean).pop() ?? uri;
+  let name = last;
+  try {
+    name = decodeURIComponent(last);
+  } catch {
+    // A malformed escape: the name is shown as it was written.
+  }
+  return { type: "resource_link", uri, name: name || uri, ...(embedded[2] ? { mimeType: embedded[2] } : {}), size: text.length - embedded[0].length - 12 };
 }
 
 /**

@@ -50,6 +50,12 @@ export type EngineEvent =
   | { type: "tool_output"; toolCallId: string; delta: string; parentToolCallId?: string }
   /** The command runs in the editor's terminal. */
   | { type: "tool_terminal"; toolCallId: string; terminalId: string; parentToolCallId?: string }
+  /**
+   * The last `messages` messages of the conversation were taken back: the
+   * turn that added them (its prompt, and messages steered in before its
+   * first call) failed before the model accepted any of them.
+   */
+  | { type: "retracted"; messages: number }
   /** The model's todo list, whole. */
   | { type: "plan"; entries: PlanEntry[] }
   /** After every model call: tokens now in context, the window, and the session's cost so far (USD). */

@@ -53,7 +53,14 @@ export async function runTurn(context: TurnContext, prompt: UserMessage): Promis
     history.push(message);
     await emit({ type: "message", message, messageId: newMessageId() });
   };
-  await append(prompt);
+  const before = history.length;
+  try {
+    await append(prompt);
+  } catch (error) {
+    // Not recorded, so not in the conversation either: the next prompt must not meet a message the journal never got.
+    history.length = before;
+    throw error;
+  }
 
   const tools = context.tools.map(toolSpec);
   for (let request = 1; ; request += 1) {
@@ -70,6 +77,7 @@ export async function runTurn(context: TurnContext, prompt: UserMessage): Promis
     if (result.usage) await emit({ type: "usage", ...context.recordUsage(result.usage) });
 
     if (result.error !== undefined) {
+      if (request === 1 && !signal.aborted) await retract(context, prompt);
       if (signal.aborted) {
         // Keep what was said before the cancel; calls that never ran get a result so the history stays valid.
         const keep = { ...result.message, content: result.message.content.filter((p) => p.type !== "tool_call") };
@@ -127,6 +135,21 @@ export async function runTurn(context: TurnContext, prompt: UserMessage): Promis
     }
     if (request >= context.maxRequests) return "max_turn_requests";
   }
+}
+
+/**
+ * The turn's first model call failed: nothing of the turn was accepted, so
+ * its prompt (and whatever was steered in before the call) leaves the
+ * conversation again — a prompt a provider refuses must not break every
+ * later one. Found by identity, as a compaction before the call may have
+ * moved it; reported so the journal takes it back too.
+ */
+async function retract(context: TurnContext, prompt: UserMessage): Promise<void> {
+  const at = context.history.lastIndexOf(prompt);
+  if (at < 0) return;
+  const messages = context.history.length - at;
+  context.history.length = at;
+  await context.emit({ type: "retracted", messages });
 }
 
 /**

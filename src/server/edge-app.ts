@@ -62,12 +62,15 @@ export async function createEdgeApp(services: AgentServices, options: EdgeAppOpt
   const source = requestSourcePolicy((options.hosts ?? "loopback") === "loopback", [...(services.config.settings.serve?.allowedOrigins ?? []), ...(options.allowedOrigins ?? [])]);
   const http = createHttpTransport(services, { maxBufferedBytes: limits.maxBufferedBytes, idleTimeoutMs: limits.httpIdleTimeoutMs });
   state.http = http;
+  // However a session is deleted (ACP `session/delete` or REST), its `/apc` clients are closed with 1001.
+  const unwatch = services.sessions.watchDeletions((id, reason) => state.closeSessionClients(id, reason));
   const app = createServerApp({ services, token, limits, state, upgrader, http, source });
 
   let stopping: Promise<void> | undefined;
   const shutdown = () =>
     (stopping ??= (async () => {
       state.draining = true;
+      unwatch();
       // Turns end `cancelled` and their answers go out before the connections close.
       await services.sessions.cancelAll();
       await Promise.all([...state.connections].map((connection) => connection.answered()));

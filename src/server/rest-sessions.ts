@@ -128,7 +128,7 @@ export function sessionRoutes(services: AgentServices, state: ServerState, limit
     const resolved = await resolveSessionRef(services.store, c.req.param("ref"));
     if (!resolved.ok) return jsonError(404, resolved.code, resolved.message);
     const id = resolved.session.id;
-    state.closeSessionClients(id, "the session was deleted");
+    services.sessions.deleting(id, "the session was deleted");
     try {
       await services.sessions.whileReleased(id, "the session was deleted", () => services.store.delete(id));
     } catch (error) {

@@ -22,22 +22,25 @@ import { fileCommands } from "./slash-commands.ts";
 /** What a file command becomes: a prompt (its text, then parts that follow it), or an answer without the model. */
 export type Invocation = { kind: "prompt"; text: string; attachments: TextPart[] } | { kind: "answer"; text: string };
 
-async function templatePrompt(live: LiveSession, template: PromptTemplate, rawArguments: string): Promise<Invocation> {
+async function templatePrompt(live: LiveSession, template: PromptTemplate, rawArguments: string, budget: number): Promise<Invocation> {
   const text = expandTemplate(template.body, rawArguments);
   const notice = unhonouredNotice(template.name, template.path, template.ignored, shellLines(template.body).length > 0);
   if (notice) tellOnce(live, notice);
   const workspace = live.agent.workspace;
-  const attachments = await embedReferences(text, workspace.cwd, workspace.roots);
+  const attachments = await embedReferences(text, workspace.cwd, workspace.roots, budget);
   const note = shellLinesNote(text);
   if (note) attachments.push({ type: "text", text: note });
   return { kind: "prompt", text, attachments };
 }
 
-/** The invocation of the file command called `name`, or undefined when no file gives one. */
-export async function invokeFileCommand(live: LiveSession, name: string, rawArguments: string): Promise<Invocation | undefined> {
+/**
+ * The invocation of the file command called `name`, or undefined when no file
+ * gives one; the files its `@path`s embed bring at most `budget` bytes.
+ */
+export async function invokeFileCommand(live: LiveSession, name: string, rawArguments: string, budget: number): Promise<Invocation | undefined> {
   const command = fileCommands(live).get(name);
   if (!command) return undefined;
-  if (command.kind === "template") return await templatePrompt(live, command.template, rawArguments);
+  if (command.kind === "template") return await templatePrompt(live, command.template, rawArguments, budget);
   const { skill } = command;
   const loaded = await loadSkill(live, skill, rawArguments);
   if (!loaded.ok) return { kind: "answer", text: `The skill /${skill.name} could not be loaded: ${loaded.why}.` };

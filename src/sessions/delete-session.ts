@@ -12,7 +12,10 @@ import { StoreError } from "../store/types.ts";
 export async function deleteSession(services: AgentServices, sessionId: string): Promise<void> {
   // Removed from the store before any join may open it again (a join between the release and the delete would
   // hold a session whose files are going).
-  await services.sessions.whileReleased(sessionId, "the session was deleted", async () => {
+  const reason = "the session was deleted";
+  // Its clients on other connections (the server's `/apc` sockets) go first, as the REST API's delete does.
+  services.sessions.deleting(sessionId, reason);
+  await services.sessions.whileReleased(sessionId, reason, async () => {
     try {
       await services.store.delete(sessionId);
     } catch (error) {

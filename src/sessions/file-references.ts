@@ -5,7 +5,9 @@
  * agent's own: with `readConfinedBytes`, inside the session's roots only —
  * `@~/.ssh/id_rsa`, `@/etc/passwd` or a link out of the project become a note
  * saying why they were not read. A name that leads to nothing (`@types/node`,
- * `@team`) is left as text. At most 20 files and 4 MiB in all.
+ * `@team`) is left as text. At most 20 files, and no more than what is left of
+ * the message's budget (see prompt-budget.ts): a file past it is not read and
+ * a note says so.
  * @module
  */
 import type { TextPart } from "../models/types.ts";
@@ -13,10 +15,10 @@ import { describeSkip, readConfinedBytes } from "../runtime/files/confined-file.
 import { pathToFileUrl } from "../runtime/files/path.ts";
 import { redact } from "../runtime/secrets.ts";
 import { toAbsolute } from "../tools/paths.ts";
+import { formatBytes } from "./prompt-budget.ts";
 import { decodeLinkedText, LINK_NOT_TEXT, LINK_TOO_LARGE, LINKED_FILE_LIMIT, linkNote, resourceText } from "./linked-resource.ts";
 
 const MAX_REFERENCES = 20;
-const MAX_TOTAL_BYTES = 4 * 1024 * 1024;
 /** `@` at the start or after white space, then a path; an e-mail address (`a@b.c`) is not one. */
 const REFERENCE = /(?:^|(?<=[\s(]))@([^\s`'"<>()]+)/g;
 /** Punctuation that ends a sentence rather than a path. */
@@ -35,9 +37,10 @@ export function fileReferences(text: string): string[] {
 /**
  * The files `text` references, embedded as the model reads linked resources
  * (or notes for those refused); `cwd` resolves relative paths, `roots` (the
- * session's resolved roots) bound where they may lead.
+ * session's resolved roots) bound where they may lead, `maxBytes` what they
+ * may bring in all.
  */
-export async function embedReferences(text: string, cwd: string, roots: readonly string[]): Promise<TextPart[]> {
+export async function embedReferences(text: string, cwd: string, roots: readonly string[], maxBytes: number): Promise<TextPart[]> {
   const parts: TextPart[] = [];
   let total = 0;
   let looked = 0;
@@ -50,20 +53,23 @@ export async function embedReferences(text: string, cwd: string, roots: readonly
     looked++;
     const path = toAbsolute(reference, cwd);
     const uri = pathToFileUrl(path).href;
-    const read = await readConfinedBytes(path, { areas: roots, budget: LINKED_FILE_LIMIT });
+    // Never more than what is left: a file past it is refused before it is read.
+    const left = Math.min(LINKED_FILE_LIMIT, maxBytes - total);
+    const read = await readConfinedBytes(path, { areas: roots, budget: left });
     if (!read.ok) {
       if (read.reason === "missing") continue;
-      const why = read.reason === "too-large" ? LINK_TOO_LARGE : `${describeSkip(read, "the session's directories", LINKED_FILE_LIMIT)}, so it was not read`;
+      const why =
+        read.reason !== "too-large"
+          ? `${describeSkip(read, "the session's directories", left)}, so it was not read`
+          : left < LINKED_FILE_LIMIT
+            ? `past what is left of this message's budget of ${formatBytes(maxBytes)}, so it was not embedded; use the read tool`
+            : LINK_TOO_LARGE;
       parts.push(linkNote(uri, why));
       continue;
     }
     const content = decodeLinkedText(read.bytes);
     if (content === undefined) {
       parts.push(linkNote(uri, LINK_NOT_TEXT));
-      continue;
-    }
-    if (total + read.bytes.length > MAX_TOTAL_BYTES) {
-      parts.push(linkNote(uri, `the files a command embeds are limited to ${MAX_TOTAL_BYTES / (1024 * 1024)} MiB in all, so it was not embedded; use the read tool`));
       continue;
     }
     total += read.bytes.length;

@@ -393,17 +393,27 @@ export class LiveSession {
    * done). Past the bound of waiting messages it is refused with `queue_full`.
    */
   inject(content: Array<TextPart | ImagePart>): boolean {
-    if (this.#turn.closed || !this.#turn.holder?.takesSteering) return false;
+    if (!this.takesSteering) return false;
+    this.checkSteeringRoom(contentChars(content));
+    this.#agent.steer(content);
+    return true;
+  }
+
+  /** Whether a turn runs that can take a steered message now (see `inject`). */
+  get takesSteering(): boolean {
+    return !this.#turn.closed && this.#turn.holder?.takesSteering === true;
+  }
+
+  /** Throws `queue_full` when a steered message of `size` would not fit beside those waiting: checked before it is read. */
+  checkSteeringRoom(size: number): void {
     const waiting = this.#agent.steeringWaiting;
-    if (!fitsQueue(waiting.messages, waiting.chars, contentChars(content))) {
+    if (!fitsQueue(waiting.messages, waiting.chars, size)) {
       throw new SessionError(
         "queue_full",
         `at most ${PROMPT_QUEUE_LIMIT} steering messages or ${PROMPT_QUEUE_CHARS} characters wait for the turn's next step; try again after it`,
         { sessionId: this.id, queue: "steering", limit: PROMPT_QUEUE_LIMIT, maxChars: PROMPT_QUEUE_CHARS },
       );
     }
-    this.#agent.steer(content);
-    return true;
   }
 
   /** Stops the running turn and drops every waiting prompt (they are answered `cancelled`); later prompts run as usual. */
@@ -415,6 +425,11 @@ export class LiveSession {
   /** Stops the turn `clientId` holds and drops the prompts it queued; other clients' prompts go on. */
   cancelTurnOf(clientId: string, reason: string): void {
     this.#turn.stop(reason, clientId);
+  }
+
+  /** Whether the session was closed in this process (released, archived or deleted): nothing more is written to it. */
+  get closed(): boolean {
+    return this.#turn.closed;
   }
 
   /** Settles when the current claim (if any) is done, however it ended. */

@@ -23,6 +23,7 @@ import { refreshSetup } from "./session-setup.ts";
 import type { ClaimedTurn } from "./live-session.ts";
 import type { AgentServices } from "./services.ts";
 import { parseSlashCommand } from "./slash-arguments.ts";
+import { promptBudget } from "./prompt-budget.ts";
 
 /** What the client asks for, in the terms of this layer. */
 export interface PromptRequest {
@@ -40,7 +41,7 @@ export interface PromptRequest {
   signal: AbortSignal;
   /** How this client's turn asks for permissions and reaches files and terminals. */
   turn: TurnOptions;
-  /** Characters of the prompt, counted against the queue's budget should it wait. */
+  /** Bytes the prompt expands into, counted against the queue's bound should it wait and against its own budget. */
   size?: () => number;
   /** Show the prompt to its own client as well, even when it started at once (a turn no `session/prompt` asked for). */
   echoToSender?: boolean;
@@ -70,7 +71,9 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
       await request.starting?.();
       return await builtin(command.rest, { live, services, emit });
     }
-    invocation = await invokeFileCommand(live, command.name, command.rest);
+    // What a command's `@path`s embed spends what the prompt's own content left of its budget.
+    const left = Math.max(0, promptBudget(live.agent.model.info.contextWindow) - (request.size?.() ?? 0));
+    invocation = await invokeFileCommand(live, command.name, command.rest, left);
     if (invocation?.kind === "answer") {
       if (turn.signal.aborted) return "cancelled";
       await request.starting?.();

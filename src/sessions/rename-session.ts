@@ -7,6 +7,7 @@
  * journal. Either way the automatic title from a first prompt never replaces it.
  * @module
  */
+import { plainLine } from "../runtime/plain-text.ts";
 import { redactSecrets } from "../runtime/secrets.ts";
 import { newestTitle } from "../store/session-title.ts";
 import { claimTitle } from "../store/title-claim.ts";
@@ -18,12 +19,9 @@ import { SessionError, storeFailure, unknownSession } from "./session-error.ts";
 /** Longest title kept, in characters (code points); longer ones are cut. */
 export const MAX_TITLE_LENGTH = 200;
 
-/** Control characters (C0, DEL, C1) and line or paragraph separators: a title is one plain line. */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-
 /** A title as it is stored: one line, no control characters, single spaces, secrets hidden, at most 200 characters. */
 export function normalizeTitle(raw: string): string {
-  const line = redactSecrets(raw.replace(CONTROL, " ")).replace(/\s+/g, " ").trim();
+  const line = redactSecrets(plainLine(raw)).replace(/\s+/g, " ").trim();
   const chars = Array.from(line);
   return chars.length <= MAX_TITLE_LENGTH ? line : chars.slice(0, MAX_TITLE_LENGTH).join("").trimEnd();
 }
@@ -70,21 +68,40 @@ async function retitleStored(services: AgentServices, sessionId: string, title: 
   }
 }
 
+/** Tries a rename gets when the live session it found closes under it (each try waits for that close to end). */
+const RENAME_TRIES = 3;
+
 /**
  * Renames session `sessionId` (live in this process or only stored) and
  * answers the title stored. Refuses (`invalid_params`) a title that is empty
- * once normalized or that another session holds; `not_found` for an unknown session.
+ * once normalized or that another session holds; `not_found` for an unknown
+ * session, and for one archived or deleted while it was being renamed. A live
+ * session closed (released) while it was being renamed is renamed in its
+ * journal instead.
  */
 export async function renameSession(services: AgentServices, sessionId: string, raw: string): Promise<string> {
   const title = normalizeTitle(raw);
   if (!title) throw new SessionError("invalid_params", "title is empty once trimmed; give a title with visible characters", { field: "title" });
-  const renamed = await services.sessions.withSession(sessionId, async (live) => {
-    if (live) return await retitleLive(services, live, title);
-    if (!(await services.store.exists(sessionId))) {
-      throw unknownSession(sessionId);
-    }
-    return await retitleStored(services, sessionId, title);
-  });
-  if (!renamed) throw new SessionError("invalid_params", `another session is already titled "${title}"; choose another title`, { title, code: "title_taken" });
-  return title;
+  for (let attempt = 1; ; attempt++) {
+    let closedUnder = false;
+    const renamed = await services.sessions.withSession(sessionId, async (live) => {
+      if (live) {
+        try {
+          return await retitleLive(services, live, title);
+        } catch (error) {
+          // Closed, archived or deleted meanwhile: its journal is shut. Tried again once that is over.
+          if (!live.closed || attempt === RENAME_TRIES) throw error;
+          closedUnder = true;
+          return false;
+        }
+      }
+      if (!(await services.store.exists(sessionId))) {
+        throw unknownSession(sessionId);
+      }
+      return await retitleStored(services, sessionId, title);
+    });
+    if (closedUnder) continue;
+    if (!renamed) throw new SessionError("invalid_params", `another session is already titled "${title}"; choose another title`, { title, code: "title_taken" });
+    return title;
+  }
 }

@@ -43,6 +43,8 @@ export type SessionEntry =
   /** An "always" answer of the user. */
   | { type: "grant"; grant: Grant }
   | { type: "plan"; entries: PlanEntry[] }
+  /** The last `messages` `message` entries left the conversation: their turn failed before the model accepted them. */
+  | { type: "retracted"; messages: number }
   /** Messages before `keptFrom` (an index into all `message` entries) were replaced by `summary`. */
   | { type: "compaction"; summary: string; keptFrom: number; tokensBefore: number }
   /** After each model call: context size and the session's totals. */

@@ -120,6 +120,7 @@ export const ENTRY_SCHEMAS = {
     keptFrom: v.pipe(v.number(), v.integer(), v.minValue(0)),
     tokensBefore: Count,
   }),
+  retracted: v.looseObject({ type: v.literal("retracted"), messages: v.pipe(v.number(), v.integer(), v.minValue(1)) }),
   usage: v.looseObject({
     type: v.literal("usage"),
     used: Count,
@@ -144,6 +145,7 @@ export type SchemasMatchEntries = [
   Assignable<Out<"plan">, EntryOf<"plan">>,
   Assignable<Out<"compaction">, EntryOf<"compaction">>,
   Assignable<Out<"usage">, EntryOf<"usage">>,
+  Assignable<Out<"retracted">, EntryOf<"retracted">>,
   Assignable<Out<"title">, EntryOf<"title">>,
   Assignable<EntryOf<"config">, Out<"config">>,
 ];

@@ -23,12 +23,25 @@ export class SessionRecorder {
   readonly #journal: SessionJournal;
   /** `message` entries written so far (compaction indexes into them). */
   #messages: number;
+  /** Places of `message` entries taken back (`retracted`): they are in the file but not in the conversation. */
+  readonly #retracted: Set<number>;
   /** A synced write not awaited yet (see `writeAhead`); the next write or `settle` awaits it and reports its failure. */
   #ahead: Promise<void> | undefined;
 
-  constructor(journal: SessionJournal, messagesSoFar = 0) {
+  constructor(journal: SessionJournal, messagesSoFar = 0, retracted: readonly number[] = []) {
     this.#journal = journal;
     this.#messages = messagesSoFar;
+    this.#retracted = new Set(retracted);
+  }
+
+  /** The place of the first of the last `kept` messages of the conversation, skipping those taken back. */
+  #keptFrom(kept: number): number {
+    let from = this.#messages;
+    for (let left = kept; left > 0 && from > 0; ) {
+      from--;
+      if (!this.#retracted.has(from)) left--;
+    }
+    return from;
   }
 
   get journal(): SessionJournal {
@@ -118,6 +131,10 @@ export class SessionRecorder {
         });
       case "plan":
         return await this.write({ type: "plan", entries: event.entries });
+      case "retracted":
+        // The messages stay in the file (and in the count compaction entries index into); this entry voids them.
+        for (let at = Math.max(0, this.#messages - event.messages); at < this.#messages; at++) this.#retracted.add(at);
+        return await this.write({ type: "retracted", messages: event.messages }, true);
       case "usage": {
         const t = agent.totals;
         return await this.write({
@@ -134,7 +151,7 @@ export class SessionRecorder {
       case "compaction":
         if (event.phase !== "completed" || event.summary === undefined || event.keptMessages === undefined) return;
         return await this.write(
-          { type: "compaction", summary: event.summary, keptFrom: this.#messages - event.keptMessages, tokensBefore: event.tokensBefore ?? 0 },
+          { type: "compaction", summary: event.summary, keptFrom: this.#keptFrom(event.keptMessages), tokensBefore: event.tokensBefore ?? 0 },
           true,
         );
       default:

@@ -15,6 +15,23 @@ export class SessionRegistry {
   readonly #sessions = new Map<string, LiveSession>();
   readonly #opening = new Map<string, Promise<LiveSession>>();
   readonly #closing = new Map<string, Promise<void>>();
+  readonly #deletionWatchers = new Set<(id: string, reason: string) => void>();
+
+  /**
+   * Calls `watcher` whenever a session is about to be deleted, however it is
+   * asked for (ACP `session/delete` or the REST API), so that whatever holds
+   * its clients elsewhere (the server's `/apc` sockets) lets them go; returns
+   * the function that stops watching.
+   */
+  watchDeletions(watcher: (id: string, reason: string) => void): () => void {
+    this.#deletionWatchers.add(watcher);
+    return () => this.#deletionWatchers.delete(watcher);
+  }
+
+  /** Tells the deletion watchers that session `id` is being deleted. */
+  deleting(id: string, reason: string): void {
+    for (const watcher of this.#deletionWatchers) watcher(id, reason);
+  }
 
   get(id: string): LiveSession | undefined {
     return this.#sessions.get(id);

@@ -21,6 +21,8 @@ export interface RestoredState {
   history: ModelMessage[];
   /** Every `message` entry in the journal. */
   messageCount: number;
+  /** Places (among the `message` entries) of messages a `retracted` entry took back. */
+  retracted: number[];
   mode?: ApprovalMode;
   model?: string;
   thinking?: ThinkingLevel;
@@ -44,7 +46,7 @@ export function asEntries(entries: readonly StoredEntry[]): SessionEntry[] {
 export function restoreState(stored: readonly StoredEntry[]): RestoredState {
   // A damaged message keeps its place (undefined) so compaction's message index still lines up.
   const all: Array<ModelMessage | undefined> = [];
-  const state: RestoredState = { history: [], messageCount: 0, grants: [], notices: [] };
+  const state: RestoredState = { history: [], messageCount: 0, retracted: [], grants: [], notices: [] };
   let compaction: { summary: string; keptFrom: number } | undefined;
   for (const [index, raw] of stored.entries()) {
     const checked = checkEntry(raw, index + 1);
@@ -74,6 +76,13 @@ export function restoreState(stored: readonly StoredEntry[]): RestoredState {
         break;
       case "usage":
         state.usage = entry;
+        break;
+      case "retracted":
+        // The last messages written leave the conversation; their places stay so compaction indexes still line up.
+        for (let at = Math.max(0, all.length - entry.messages); at < all.length; at++) {
+          all[at] = undefined;
+          state.retracted.push(at);
+        }
         break;
       case "compaction":
         compaction = { summary: entry.summary, keptFrom: entry.keptFrom };

@@ -7,8 +7,6 @@
  * turn (`startedNewTurn`, answered once that turn starts).
  * @module
  */
-import { contentChars } from "../engine/steering-inbox.ts";
-import type { ImagePart, TextPart } from "../models/types.ts";
 import { log } from "../runtime/log.ts";
 import { redact } from "../runtime/secrets.ts";
 import type { LiveSession } from "./live-session.ts";
@@ -17,10 +15,10 @@ import { broadcast } from "./session-broadcast.ts";
 import type { AgentServices } from "./services.ts";
 
 /** What a steering message asks for, in the terms of this layer. */
-export interface SteerRequest extends Omit<PromptRequest, "starting" | "echoToSender"> {
-  /** The message, as the model's user content. */
-  content: Array<TextPart | ImagePart>;
-  /** `promptRequired`: when no turn can take the message, run nothing and say so. */
+export interface SteerRequest extends Omit<PromptRequest, "starting" | "echoToSender" | "size"> {
+  /** Bytes the message expands into (checked against its budget already): what the bound of waiting messages counts. */
+  size: number;
+  /** `promptRequired`: when no turn can take the message, run nothing (and read nothing) and say so. */
   idleBehavior?: "promptRequired";
   /** Called when the new turn starts: resolves once the answer saying so is written, so that turn's updates follow it. */
   answerWritten(): Promise<void>;
@@ -38,13 +36,21 @@ export interface SteerResult {
 /** Steers `live`'s running turn, or starts or declines a turn, as described above. */
 export async function steerSession(services: AgentServices, live: LiveSession, request: SteerRequest): Promise<SteerResult> {
   const over = Promise.resolve();
-  if (live.inject(request.content)) return { outcome: "injected", turnOver: over };
+  let readPrompt = () => request.readPrompt();
+  if (live.takesSteering) {
+    // Refused for room before anything is read; read only when a turn can take it.
+    live.checkSteeringRoom(request.size);
+    const content = await request.readPrompt();
+    if (live.inject(content)) return { outcome: "injected", turnOver: over };
+    readPrompt = () => Promise.resolve(content);
+  }
   if (request.idleBehavior === "promptRequired") return { outcome: "promptRequired", turnOver: over };
   let started!: () => void;
   const startedNow = new Promise<"started">((resolve) => (started = () => resolve("started")));
   const turn = promptSession(services, live, {
     ...request,
-    size: () => contentChars(request.content),
+    readPrompt,
+    size: () => request.size,
     // Nobody sent a `session/prompt` for it: every client, the steering one included, is shown what started it.
     echoToSender: true,
     starting: () => {

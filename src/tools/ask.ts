@@ -5,6 +5,7 @@
  * or a dismissal comes back to the model as the tool's result.
  * @module
  */
+import { plainLine, plainLines } from "../runtime/plain-text.ts";
 import * as v from "valibot";
 import type { ToolDefinition } from "./types.ts";
 
@@ -88,14 +89,15 @@ export function askTool(askUser: AskUser): ToolDefinition<typeof AskInput> {
     kind: "other",
 
     describe(input) {
-      const line = input.question.split("\n", 1)[0] ?? "";
+      const line = plainLine(input.question.split("\n", 1)[0] ?? "");
       return { title: `Ask: ${line.length > 80 ? `${line.slice(0, 79)}…` : line}`, locations: [] };
     },
 
     async execute(input, { signal, toolCallId }) {
+      // Shown by a client as it comes: a question cannot move the cursor, recolour a terminal or hide text.
       const question: UserQuestion = {
-        question: input.question,
-        ...(input.choices ? { choices: input.choices } : {}),
+        question: plainLines(input.question),
+        ...(input.choices ? { choices: input.choices.map(plainLine) } : {}),
         ...(input.multiple ? { multiple: true } : {}),
         ...(toolCallId ? { toolCallId } : {}),
       };

@@ -99,6 +99,17 @@ describe.each(RUNTIMES)("the ask tool on %s", (runtime) => {
     expect(extra.text).toBe('The user chose: "y"');
   }, 60_000);
 
+  test("a question and its choices reach the client without control characters, as titles do; line breaks stay in a question", async () => {
+    const hostile = await ask(
+      { question: "Deploy\u001b[2J\u001b[31m now?\r\nReally\u202e\u0007?", choices: ["yes\u001b[0m", "no\nway"] },
+      () => ({ action: "accept", content: { answer: "yes [0m" } }),
+    );
+    expect(hostile.request?.message).toBe("Deploy [2J [31m now?\nReally  ?");
+    expect(hostile.request?.requestedSchema).toMatchObject({ properties: { answer: { enum: ["yes [0m", "no way"] } } });
+    expect(JSON.stringify(hostile.request)).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(hostile.text).toBe('The user chose: "yes [0m"');
+  }, 60_000);
+
   test("hostile answers are checked against the form: the model is told it did not fit, never shown it", async () => {
     const cases: Array<[Record<string, unknown>, unknown]> = [
       [{ question: "Pick", choices: ["x", "y"] }, { action: "accept", content: { answer: MARKER } }],

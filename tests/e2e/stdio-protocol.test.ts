@@ -86,6 +86,15 @@ describe.each(RUNTIMES)("stdio protocol on %s", (runtime) => {
     const hostile = await rpcError(client.agent.request(methods.agent.session.prompt, { sessionId: huge, prompt: [{ type: "text", text: "x" }] }), -32002);
     expect(JSON.stringify(hostile).length).toBeLessThan(2000);
     expect(hostile.message).toContain(`(${huge.length} characters)`);
+    // An id a session could have (128 of the allowed characters) is shortened once, with its own length.
+    const long = "s".repeat(128);
+    const shortened = await rpcError(client.agent.request(methods.agent.session.prompt, { sessionId: long, prompt: [{ type: "text", text: "x" }] }), -32002);
+    expect(shortened.message).toBe(`unknown session: ${"s".repeat(120)}… (128 characters)`);
+    expect(shortened.data).toEqual({ sessionId: `${"s".repeat(120)}… (128 characters)` });
+    for (const method of [methods.agent.session.load, methods.agent.session.resume]) {
+      const stored = await rpcError(client.agent.request(method, { sessionId: long, cwd: sandbox.project, mcpServers: [] }), -32002);
+      expect(stored.message).toBe(`unknown session: ${"s".repeat(120)}… (128 characters)`);
+    }
     await rpcError(client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [] }), -32602);
     await rpcError(client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "  " }] }), -32602);
     const audio = await rpcError(

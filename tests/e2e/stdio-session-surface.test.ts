@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { acp } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
 import { rpcError, waitFor } from "../helpers/expect-error.ts";
-import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
+import { manualGate, startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
 import { useFakeProvider } from "../helpers/fake-provider.ts";
 import { startAgent, type RunningAgent } from "../helpers/session-agent.ts";
 import { Prng } from "../fuzz/transport-prng.ts";
@@ -180,6 +180,33 @@ describe.each(RUNTIMES)("the session surface on %s", (runtime) => {
       await agent.stop();
     }
   }, 60_000);
+
+  test("set_title racing archive or close while a turn runs: renamed (stored in the journal) every time, never an internal error", async () => {
+    const agent = await start();
+    try {
+      for (let round = 0; round < 20; round++) {
+        const { sessionId } = await agent.newSession();
+        const held = manualGate();
+        const base = server.requests.length;
+        server.push({ text: "held", gate: held.gate });
+        const turn = agent.prompt(sessionId, "hold on");
+        await server.request(base + 1);
+        const title = `race ${runtime} ${round}`;
+        // Sent together, rename first: the close lands while the rename is under way (or before it starts);
+        // either way the rename ends in the journal.
+        const renamed = call(agent, "session/set_title", { sessionId, title });
+        const closing = call(agent, round % 2 ? "session/archive" : "session/close", { sessionId });
+        expect(await closing).toEqual({});
+        held.release();
+        expect((await turn).stopReason).toBe("cancelled");
+        expect(await renamed).toEqual({ title });
+        const listed = (await list(agent, { archived: "include" })).sessions.find((s) => s.sessionId === sessionId);
+        expect(listed?.title).toBe(title);
+      }
+    } finally {
+      await agent.stop();
+    }
+  }, 120_000);
 
   test("status has no side effects: a stored session is not opened, locked or attached", async () => {
     const sessionId = await storedSession();

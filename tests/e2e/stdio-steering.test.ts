@@ -139,6 +139,9 @@ describe.each(RUNTIMES)("steering over stdio on %s", (runtime) => {
 
   test("idle: startedNewTurn runs a turn whose updates follow the answer; promptRequired runs nothing", async () => {
     const { sessionId } = await agent.newSession();
+    // The session's announcement (its commands) follows the answer to session/new, on its own time: it is no update of
+    // the turn below, so it must have arrived before the order of that turn's answer and updates is checked.
+    await waitFor(() => agent.client.updates(sessionId).some((u) => u.sessionUpdate === "available_commands_update"), 10_000, "the session's commands");
     const base = server.requests.length;
     expect(await steer(agent.client, sessionId, "anyone there?", { steering: { idleBehavior: "promptRequired" } })).toEqual({ outcome: "promptRequired", reason: "noRunningTurn" });
     expect(server.requests).toHaveLength(base);
@@ -147,7 +150,8 @@ describe.each(RUNTIMES)("steering over stdio on %s", (runtime) => {
     expect(await steer(agent.client, sessionId, "start something")).toEqual({ outcome: "startedNewTurn" });
     await waitFor(() => agent.client.updates(sessionId).some((u) => u.sessionUpdate === "agent_message_chunk"), 10_000, "the started turn");
     const answerAt = agent.client.received.findIndex((m, i) => i >= answers && (m.result as { outcome?: string } | undefined)?.outcome === "startedNewTurn");
-    const firstUpdate = agent.client.received.findIndex((m, i) => i >= answers && m.method === "session/update");
+    const firstUpdate = agent.client.received.findIndex((m, i) => i >= answers && m.method === "session/update" && (m.params as { sessionId?: string }).sessionId === sessionId);
+    expect(firstUpdate).toBeGreaterThan(-1);
     expect(answerAt).toBeLessThan(firstUpdate);
     // Nobody sent a session/prompt for it: the steering client is shown what started it.
     expect(userChunks(agent.client.updates(sessionId))).toEqual(["start something"]);

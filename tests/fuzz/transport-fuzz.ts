@@ -90,6 +90,8 @@ function inputAt(o: FuzzOptions, index: number): unknown {
 async function runSequence(o: FuzzOptions, indices: number[], batches: boolean, progress?: (done: number) => void): Promise<{ finding?: Finding; sent: number[]; peakRssBytes: number }> {
   const sandbox = makeSandbox();
   sandbox.write("project/a.txt", "hello\n");
+  // Linked by expansion-heavy messages (see expansionInput): just under the 2 MiB a linked file may have.
+  sandbox.write("project/big.txt", "0123456789abcdef\n".repeat(Math.floor((2 * 1024 * 1024 - 1) / 17)));
   let target: FuzzTarget<unknown> | undefined;
   const sent: number[] = [];
   let peak = 0;

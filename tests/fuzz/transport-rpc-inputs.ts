@@ -313,3 +313,36 @@ export function extensionInput(seed: number, index: number, options: GenerateOpt
   const fields: [string, unknown][] = [["jsonrpc", "2.0"], ...(notification ? [] : [["id", randomId(rng)] as [string, unknown]]), ["method", method], ["params", params]];
   return { label: `${notification ? "notification" : "request"} ${JSON.stringify(method)}`, segments: [envelope(rng, fields)], ...flags };
 }
+
+/** Share of inputs that are an expansion-heavy message (from their own stream, `Prng(seed, index, 27)`). */
+const EXPANSION_SHARE = 0.02;
+/** How many links an expansion-heavy message carries: around the distinct-link limit (64) and far past the budget. */
+const LINK_COUNTS = [1, 2, 10, 64, 65, 400, 2400];
+
+/**
+ * The expansion-heavy message that replaces input `index` of a run, if this
+ * index gets one (and no extension request took it): a `session/prompt` or
+ * `_session/steering` naming the project's 2 MiB file (`big.txt`), its small
+ * one, distinct missing files, or all of them, up to thousands of times —
+ * each answered at once, the agent's memory bounded (the runner checks it).
+ */
+export function expansionInput(seed: number, index: number): RpcInput | undefined {
+  const rng = new Prng(seed, index, 27);
+  if (!rng.chance(EXPANSION_SHARE)) return undefined;
+  const count = rng.pick(LINK_COUNTS);
+  const target = rng.pick(["big", "small", "distinct", "mixed"]);
+  const link = (i: number) => {
+    const name = target === "big" ? "big.txt" : target === "small" ? "a.txt" : target === "distinct" ? `missing-${i}.txt` : rng.pick(["big.txt", "a.txt", `missing-${i}.txt`]);
+    return { type: "resource_link", name, uri: `file://${cwd}/${name}` };
+  };
+  const prompt: unknown[] = [{ type: "text", text: "read these" }, ...Array.from({ length: count }, (_, i) => link(i))];
+  if (rng.chance(0.2)) prompt.push({ type: "image", mimeType: "image/png", data: rng.pick(["iVBORw0KGgo=", "not base64!", "iVBORw0KGgo"]) });
+  const method = rng.pick(["session/prompt", "_session/steering"]);
+  const params = {
+    sessionId: sid,
+    prompt,
+    ...(method === "_session/steering" && rng.chance(0.5) ? { _meta: { steering: { idleBehavior: "promptRequired" } } } : {}),
+  };
+  const text = JSON.stringify({ jsonrpc: "2.0", id: randomId(rng), method, params });
+  return { label: `expansion ${JSON.stringify(method)}: ${count} links to ${target}`, segments: [text] };
+}

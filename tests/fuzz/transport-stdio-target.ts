@@ -10,7 +10,7 @@ import { AgentConnection, normalTurn, OWN_ID } from "./transport-agent-conn.ts";
 import { requestIn } from "./transport-oracle.ts";
 import { OutputReader, type OutputFraming } from "./transport-output-reader.ts";
 import { Prng } from "./transport-prng.ts";
-import { extensionInput, generateRpcInput, type GenerateOptions, type RpcInput } from "./transport-rpc-inputs.ts";
+import { expansionInput, extensionInput, generateRpcInput, type GenerateOptions, type RpcInput } from "./transport-rpc-inputs.ts";
 import { currentRss, encodeSegments, peakRss, stderrGist, type Finding, type FuzzTarget } from "./transport-target.ts";
 
 /** One stdio input: a message and how its frame is written. */
@@ -24,7 +24,7 @@ export interface StdioInput {
 export function generateStdioInput(seed: number, index: number, options: GenerateOptions): StdioInput {
   const rng = new Prng(seed, index, 1);
   const rpc = generateRpcInput(rng, options);
-  return { rpc: extensionInput(seed, index, options) ?? rpc, wireSeed: rng.uint32() };
+  return { rpc: extensionInput(seed, index, options) ?? expansionInput(seed, index) ?? rpc, wireSeed: rng.uint32() };
 }
 
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;

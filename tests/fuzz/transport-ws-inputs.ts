@@ -6,7 +6,7 @@
  * unusable afterwards (then the fuzzer drops it and opens a new one).
  */
 import { Prng } from "./transport-prng.ts";
-import { extensionInput, generateRpcInput, type GenerateOptions, type RpcInput } from "./transport-rpc-inputs.ts";
+import { expansionInput, extensionInput, generateRpcInput, type GenerateOptions, type RpcInput } from "./transport-rpc-inputs.ts";
 import { closePayload, encodeFrame, INVALID_CLOSE_CODES, RESERVED_OPCODES, VALID_CLOSE_CODES } from "./transport-ws-frames.ts";
 
 /** How the server may react to an input. */
@@ -110,7 +110,7 @@ export function generateWsInput(seed: number, index: number, options: GenerateOp
     if (kind === "reconnect") return { kind: "reconnect", route: rng.chance(0.7) ? "acp" : "apc" };
     if (kind === "message") {
       const generated = generateRpcInput(rng, options);
-      const rpc = extensionInput(seed, index, options) ?? generated;
+      const rpc = extensionInput(seed, index, options) ?? expansionInput(seed, index) ?? generated;
       const wireSeed = rng.uint32();
       const badUtf8 = !isValidUtf8(rpc.segments);
       const tooBig = sizeOf(rpc.segments) > MAX_MESSAGE_BYTES;

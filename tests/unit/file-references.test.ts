@@ -18,7 +18,7 @@ const OUTSIDE = "OUTSIDE-MARKER-e19d";
 describe("@path references", () => {
   let sandbox: Sandbox;
   let roots: string[];
-  const embed = (text: string) => embedReferences(text, sandbox.project, roots);
+  const embed = (text: string) => embedReferences(text, sandbox.project, roots, 4 * 1024 * 1024);
 
   beforeEach(async () => {
     sandbox = makeSandbox();

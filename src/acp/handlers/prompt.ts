@@ -17,7 +17,8 @@ import { clientTurnOptions } from "../client-turn.ts";
 import { eitherSignal } from "../either-signal.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { internalError, protocolError, sessionBusy, toRequestError } from "../errors.ts";
-import { promptChars, promptToContent } from "../prompt-content.ts";
+import { planPrompt } from "../prompt-content.ts";
+import { promptBudget } from "../../sessions/prompt-budget.ts";
 import type { HandlerApp } from "../protocol-handlers.ts";
 import { methods, type ContentBlock, type PromptResponse } from "../sdk.ts";
 import { attachedSession } from "../session-access.ts";
@@ -47,6 +48,8 @@ function failure(error: unknown, sessionId: string): unknown {
 export function registerPrompt(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.session.prompt, async ({ params, client, signal, requestId }): Promise<PromptResponse> => {
     const live = attachedSession(services, state, params.sessionId);
+    // Checked and sized before it may wait or run: a message over its budget is refused with nothing read.
+    const plan = await planPrompt(params.prompt, live.agent.workspace, promptBudget(live.agent.model.info.contextWindow));
     // A cancel sent after this prompt was applied before this handler ran: the prompt is one it stopped.
     // Nothing awaits between this check and the claim below, so no cancel can slip in between.
     if (cancelledSince(state, params.sessionId, requestId)) return { stopReason: "cancelled" };
@@ -59,9 +62,9 @@ export function registerPrompt(app: HandlerApp, services: AgentServices, state: 
         clientId: state.id,
         ...(leading === undefined ? {} : { slashText: leading }),
         // An expanded template replaces the command line; the attachments after it stay.
-        readPrompt: (text) => promptToContent(text === undefined ? params.prompt : [{ type: "text", text }, ...params.prompt.slice(1)], live.agent.workspace),
+        readPrompt: (text) => plan.read(text),
         signal: cancelled.signal,
-        size: () => promptChars(params.prompt),
+        size: () => plan.bytes,
         turn: { ...clientTurnOptions(live, client, state), onUsage: usage.add },
       });
       return { stopReason, ...usage.answer() };

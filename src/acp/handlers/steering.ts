@@ -14,7 +14,8 @@ import { steerSession } from "../../sessions/steer-session.ts";
 import { clientTurnOptions } from "../client-turn.ts";
 import type { ConnectionState } from "../connection-state.ts";
 import { eitherSignal } from "../either-signal.ts";
-import { promptToContent } from "../prompt-content.ts";
+import { planPrompt } from "../prompt-content.ts";
+import { promptBudget } from "../../sessions/prompt-budget.ts";
 import type { HandlerApp } from "../protocol-handlers.ts";
 import { RequestError } from "../sdk.ts";
 import { attachedSession } from "../session-access.ts";
@@ -30,8 +31,8 @@ export type SteeringResponse = { outcome: "injected" } | { outcome: "startedNewT
 export function registerSteering(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(STEERING_METHOD, parseSteeringParams, async ({ params, client, signal, requestId }): Promise<SteeringResponse> => {
     const live = attachedSession(services, state, params.sessionId);
-    // Refused (-32602) before it can join anything: audio, an empty message, a bad image.
-    const content = await promptToContent(params.prompt, live.agent.workspace);
+    // Refused (-32602) before it can join anything or anything is read: audio, an empty message, a bad image, over budget.
+    const plan = await planPrompt(params.prompt, live.agent.workspace, promptBudget(live.agent.model.info.contextWindow));
     // A turn it starts is dropped when the request is cancelled before it starts; once it started (and says so), the
     // request is done and only a session cancel, this client leaving or the session closing stops it.
     const cancelled = eitherSignal(signal, state.inputEnded.signal);
@@ -39,8 +40,8 @@ export function registerSteering(app: HandlerApp, services: AgentServices, state
     try {
       result = await steerSession(services, live, {
         clientId: state.id,
-        content,
-        readPrompt: () => Promise.resolve(content),
+        size: plan.bytes,
+        readPrompt: () => plan.read(),
         signal: cancelled.signal,
         turn: clientTurnOptions(live, client, state),
         ...(params.idleBehavior ? { idleBehavior: params.idleBehavior } : {}),

@@ -85,6 +85,8 @@ export function mergeProjectSettings(user: Settings, project: Settings, source: 
   if (project.sessionDir) ignored.push("sessionDir");
   if (project.models) ignored.push("models");
   if (project.maxRetries !== undefined) ignored.push("maxRetries");
+  // Which hosts the fetch tool may reach beyond the public internet is the user's call alone.
+  if (project.fetch) ignored.push("fetch");
   const allowRules = (project.permissionRules ?? []).filter((rule) => rule.action === "allow");
   if (allowRules.length > 0) ignored.push(`${allowRules.length} allow rule(s)`);
   const userMode = user.approvalMode ?? "ask";

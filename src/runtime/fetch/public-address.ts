@@ -59,7 +59,9 @@ function ipv6Reason(words: number[]): string | undefined {
   if (words.every((w) => w === 0)) return "unspecified (::)";
   if (words.slice(0, 7).every((w) => w === 0) && words[7] === 1) return "loopback (::1)";
   if (w0 === 0 && w1 === 0 && w2 === 0 && w3 === 0 && w4 === 0 && (w5 === 0xffff || w5 === 0)) {
-    return `IPv4 in IPv6 (${w5 === 0 ? "compatible" : "mapped"}): ${ipv4Reason(low32) ?? "refused in this form"}`;
+    if (w5 === 0) return "IPv4-compatible IPv6 (deprecated)";
+    const reason = ipv4Reason(low32);
+    return reason ? `IPv4-mapped IPv6 of a non-public address: ${reason}` : undefined;
   }
   if (w0 === 0x64 && w1 === 0xff9b && w2 === 0 && w3 === 0 && w4 === 0 && w5 === 0) {
     const reason = ipv4Reason(low32);

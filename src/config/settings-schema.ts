@@ -4,6 +4,7 @@
  * @module
  */
 import * as v from "valibot";
+import { readHostEntry } from "../runtime/fetch/allowed-hosts.ts";
 import { canonicalOrigin } from "./web-origin.ts";
 
 export const APPROVAL_MODES = ["read-only", "ask", "write", "yolo"] as const;
@@ -76,6 +77,8 @@ export interface PermissionRule {
   action: "allow" | "ask" | "deny";
   path?: string;
   command?: string;
+  /** A host the `fetch` tool reaches: `name`, `name:port` or `*.domain`. */
+  host?: string;
   tools?: string[];
 }
 
@@ -83,6 +86,7 @@ const PermissionRuleSchema = v.object({
   action: v.picklist(["allow", "ask", "deny"]),
   path: v.optional(v.pipe(v.string(), v.minLength(1))),
   command: v.optional(v.pipe(v.string(), v.minLength(1))),
+  host: v.optional(v.pipe(v.string(), v.check((text) => readHostEntry(text.replace(/^\*\./, "")) !== undefined, "must be a host, host:port or *.domain"))),
   tools: v.optional(v.pipe(v.array(v.string()), v.minLength(1))),
 });
 
@@ -123,6 +127,8 @@ export interface Settings {
   };
   /** How long the editor has to answer a permission request before the tool is blocked. */
   permissionTimeoutSeconds?: number;
+  /** The `fetch` tool: hosts it may reach although they are not public (user settings only). */
+  fetch?: { allowHosts?: string[] };
 }
 
 /** Validates `settings.json`; its output is checked against `Settings` at compile time. */
@@ -160,6 +166,12 @@ export const SettingsSchema: v.GenericSchema<unknown, Settings> = v.object({
   ),
   /** How long the editor has to answer a permission request before the tool is blocked. */
   permissionTimeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(86_400))),
+  /** The `fetch` tool: hosts it may reach although they are not public (user settings only). */
+  fetch: v.optional(
+    v.object({
+      allowHosts: v.optional(v.array(v.pipe(v.string(), v.check((text) => readHostEntry(text) !== undefined, "must be a host or host:port, like docs.internal or 127.0.0.1:3000")))),
+    }),
+  ),
 });
 
 /** `auth.json`: keys by provider name. */

@@ -87,6 +87,8 @@ export function mergeProjectSettings(user: Settings, project: Settings, source: 
   if (project.maxRetries !== undefined) ignored.push("maxRetries");
   // What caching costs is the user's bill to decide.
   if (project.promptCache !== undefined) ignored.push("promptCache");
+  // Which hosts the fetch tool may reach beyond the public internet is the user's call alone.
+  if (project.fetch) ignored.push("fetch");
   const allowRules = (project.permissionRules ?? []).filter((rule) => rule.action === "allow");
   if (allowRules.length > 0) ignored.push(`${allowRules.length} allow rule(s)`);
   const userMode = user.approvalMode ?? "ask";

@@ -16,22 +16,26 @@ export type GrantScope =
   /** These simple commands, in shell syntax (each may be followed by more arguments). */
   | { kind: "command"; prefixes: string[] }
   /** One tool, whatever its arguments (tools that are neither file nor command tools, e.g. MCP tools). */
-  | { kind: "tool"; name: string };
+  | { kind: "tool"; name: string }
+  /** One host the `fetch` tool reaches (`name` or `name:port`). */
+  | { kind: "host"; host: string };
 
 export interface Grant {
   effect: "allow" | "deny";
-  class: "read" | "edit" | "execute" | "other";
+  class: "read" | "edit" | "execute" | "fetch" | "other";
   scope: GrantScope;
   /** The option name the user picked, e.g. "Always allow edits in this session". */
   label: string;
 }
 
 export interface GrantTarget {
-  class: "read" | "edit" | "execute" | "other";
+  class: "read" | "edit" | "execute" | "fetch" | "other";
   tool: string;
   /** Real (symlink-resolved) paths. */
   paths: string[];
   command?: CommandLine;
+  /** The host a `fetch` reaches. */
+  host?: string;
   roots: readonly string[];
 }
 
@@ -45,6 +49,8 @@ function covers(grant: Grant, target: GrantTarget, allowing: boolean): boolean {
       return target.paths.length > 0 && target.paths.every((p) => isWithin(p, scope.prefix));
     case "tool":
       return scope.name === target.tool;
+    case "host":
+      return target.host !== undefined && scope.host === target.host.toLowerCase();
     case "command": {
       const line = target.command;
       if (!line) return false;
@@ -66,6 +72,14 @@ export function matchGrant(grants: readonly Grant[], target: GrantTarget): Grant
 
 /** Grants to offer for an "always" answer, or undefined when an always-allow would be unsafe to honour. */
 export function offerGrants(target: GrantTarget, outsideDir: string | undefined): { allow?: Grant; reject: Grant } {
+  if (target.class === "fetch") {
+    const host = (target.host ?? "").toLowerCase();
+    const scope: GrantScope = { kind: "host", host };
+    return {
+      allow: { effect: "allow", class: "fetch", scope, label: `Always allow fetching from ${host} in this session` },
+      reject: { effect: "deny", class: "fetch", scope, label: `Always reject fetching from ${host} in this session` },
+    };
+  }
   if (target.class === "other") {
     const scope: GrantScope = { kind: "tool", name: target.tool };
     return {

@@ -12,6 +12,7 @@
  *   5. an `allow` rule covering every target, then an "always allow"
  *      answer: run;
  *   6. the approval mode.
+ * A `fetch` is decided by its host instead (fetch-policy.ts).
  * A refusal never reaches the editor.
  * @module
  */
@@ -20,6 +21,7 @@ import { containingRoot, dirname } from "../runtime/files/path.ts";
 import { realLocation } from "../tools/paths.ts";
 import type { ToolAccess } from "../tools/types.ts";
 import { splitShellCommand, type CommandLine } from "./command-line.ts";
+import { fetchVerdict } from "./fetch-policy.ts";
 import { matchGrant, offerGrants, type Grant, type GrantTarget } from "./grants.ts";
 import { describeRule, hasCommandRefusals, matchCommandRules, matchPathRules, matchToolRules, strongerAction, type RuleAction, type RuleMatch } from "./rules.ts";
 
@@ -46,6 +48,7 @@ const MODE_HINT = "Change the session's mode (read-only, ask, write, yolo) to al
 export async function evaluatePolicy(input: PolicyInput): Promise<PolicyVerdict> {
   const { access } = input;
   if (access.class === "none") return { decision: "allow", outside: false };
+  if (access.class === "fetch") return fetchVerdict(input);
 
   const paths = await Promise.all((access.paths ?? []).map(async (p) => ({ lexical: p, real: await realLocation(p, p).catch(() => p) })));
   const outsidePaths = paths.filter((p) => containingRoot(p.real, input.roots) === undefined);

@@ -122,17 +122,41 @@ export function hasCommandRefusals(rules: readonly PermissionRule[], tool: strin
 export function matchToolRules(rules: readonly PermissionRule[], tool: string): RuleMatch | undefined {
   const matches: RuleMatch[] = [];
   for (const rule of rules) {
-    if (rule.path || rule.command || !rule.tools) continue;
+    if (rule.path || rule.command || rule.host || !rule.tools) continue;
     const hit = rule.tools.filter((pattern) => patternCovers(pattern, tool)).sort((a, b) => b.length - a.length)[0];
     if (hit) matches.push({ rule, length: hit.length });
   }
   return best(matches);
 }
 
+/** Whether a host rule's pattern (`name`, `name:port`, `*.domain`) covers `host` (`name` or `name:port`). */
+function hostPatternCovers(pattern: string, host: string): boolean {
+  const wanted = pattern.toLowerCase();
+  const [name, port] = splitHost(host.toLowerCase());
+  if (wanted.startsWith("*.")) return name.endsWith(wanted.slice(1));
+  const [patternName, patternPort] = splitHost(wanted);
+  return patternName === name && (patternPort === undefined || patternPort === port);
+}
+
+function splitHost(host: string): [string, string | undefined] {
+  const match = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(host);
+  return match ? [match[1]!, match[2]] : [host, undefined];
+}
+
+/** The rule deciding a `fetch` of `host`: rules with a `host`, longest pattern first. */
+export function matchHostRules(rules: readonly PermissionRule[], tool: string, host: string): RuleMatch | undefined {
+  const matches: RuleMatch[] = [];
+  for (const rule of rules) {
+    if (!rule.host || !appliesToTool(rule, tool, ["fetch"])) continue;
+    if (hostPatternCovers(rule.host, host)) matches.push({ rule, length: rule.host.length });
+  }
+  return best(matches);
+}
+
 /** A rule as people read it in messages: `deny path "secrets/" (read)`. */
 export function describeRule(rule: PermissionRule): string {
-  if (!rule.path && !rule.command) return `${rule.action} tools ${(rule.tools ?? []).join(", ")}`;
-  const what = rule.command ? `command "${rule.command}"` : `path "${rule.path}"`;
+  if (!rule.path && !rule.command && !rule.host) return `${rule.action} tools ${(rule.tools ?? []).join(", ")}`;
+  const what = rule.command ? `command "${rule.command}"` : rule.host ? `host "${rule.host}"` : `path "${rule.path}"`;
   const tools = rule.tools ? ` (${rule.tools.join(", ")})` : "";
   return `${rule.action} ${what}${tools}`;
 }

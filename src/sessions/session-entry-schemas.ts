@@ -67,7 +67,7 @@ const PlanEntrySchema: v.GenericSchema<PlanEntry> = v.looseObject({
   status: v.picklist(["pending", "in_progress", "completed"]),
   priority: v.picklist(["high", "medium", "low"]),
 });
-const GRANT_CLASSES = ["read", "edit", "execute", "other"] as const;
+const GRANT_CLASSES = ["read", "edit", "execute", "fetch", "other"] as const;
 const GrantSchema: v.GenericSchema<Grant> = v.looseObject({
   effect: v.picklist(["allow", "deny"]),
   class: v.picklist(GRANT_CLASSES),
@@ -76,6 +76,7 @@ const GrantSchema: v.GenericSchema<Grant> = v.looseObject({
     v.looseObject({ kind: v.literal("path"), prefix: v.string() }),
     v.looseObject({ kind: v.literal("command"), prefixes: v.array(v.string()) }),
     v.looseObject({ kind: v.literal("tool"), name: v.string() }),
+    v.looseObject({ kind: v.literal("host"), host: v.string() }),
   ]),
   label: v.string(),
 });

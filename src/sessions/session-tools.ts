@@ -4,7 +4,7 @@
  * agents), and the tools of its MCP servers available now.
  * @module
  */
-import { builtinTools } from "../tools/builtin.ts";
+import { createBuiltinTools } from "../tools/builtin.ts";
 import { createSkillTool } from "../tools/skill.ts";
 import { createTaskTool } from "../tools/task.ts";
 import type { ToolDefinition } from "../tools/types.ts";
@@ -13,6 +13,17 @@ import { listedSkills } from "./session-system-prompt.ts";
 import { loadSkill } from "./skill-loading.ts";
 
 const skillTools = new WeakMap<LiveSession, ToolDefinition>();
+const builtinsOf = new WeakMap<LiveSession, ToolDefinition[]>();
+
+/** The built-ins of `live`: its `fetch` reaches the hosts the user's settings allow. */
+function builtinToolsOf(live: LiveSession): ToolDefinition[] {
+  let tools = builtinsOf.get(live);
+  if (!tools) {
+    tools = createBuiltinTools(live.settings.fetch?.allowHosts ?? []);
+    builtinsOf.set(live, tools);
+  }
+  return tools;
+}
 
 /** The `skill` tool of `live`, over its skills as they are when the model calls it. */
 function skillToolOf(live: LiveSession): ToolDefinition {
@@ -57,5 +68,5 @@ function taskToolOf(live: LiveSession): ToolDefinition {
 /** Every tool `live` offers now. */
 export function sessionTools(live: LiveSession): ToolDefinition[] {
   const skill = listedSkills(live.skills).length > 0 ? [skillToolOf(live)] : [];
-  return [...builtinTools, ...skill, taskToolOf(live), ...(live.mcp?.tools() ?? [])];
+  return [...builtinToolsOf(live), ...skill, taskToolOf(live), ...(live.mcp?.tools() ?? [])];
 }

@@ -67,15 +67,17 @@ export type PathFilter = (path: string, realPath: string) => boolean;
 /**
  * What a call touches, for approval modes and permission rules:
  * `read` (looks at files), `edit` (changes files), `execute` (runs a
- * command), `none` (touches nothing outside the agent, e.g. the plan).
+ * command), `fetch` (reaches a host on the network), `none` (touches nothing outside the agent, e.g. the plan).
  */
 export interface ToolAccess {
   /** `other`: an action outside files and commands (e.g. an MCP tool that may change things). */
-  class: "none" | "read" | "edit" | "execute" | "other";
+  class: "none" | "read" | "edit" | "execute" | "fetch" | "other";
   /** Absolute (lexical) paths the call reads or changes. */
   paths?: string[];
   /** The command line, for `execute`. */
   command?: string;
+  /** The host (`name` or `name:port`) a `fetch` reaches. */
+  host?: string;
 }
 
 /** Progress a tool reports while it runs. */

@@ -187,6 +187,6 @@ describe("walkFiles", () => {
 
 describe("builtinTools", () => {
   test("offers every tool once, reads first", () => {
-    expect(builtinTools.map((t) => t.name)).toEqual(["read", "write", "edit", "bash", "bash_output", "bash_stop", "grep", "find", "ls", "plan"]);
+    expect(builtinTools.map((t) => t.name)).toEqual(["read", "write", "edit", "bash", "bash_output", "bash_stop", "grep", "find", "ls", "plan", "fetch"]);
   });
 });

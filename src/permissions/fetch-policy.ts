@@ -7,7 +7,7 @@
  * @module
  */
 import { matchGrant, offerGrants, type GrantTarget } from "./grants.ts";
-import type { PolicyInput, PolicyVerdict } from "./policy.ts";
+import type { PolicyInput, PolicyVerdict } from "./policy-types.ts";
 import { describeRule, matchHostRules, matchToolRules } from "./rules.ts";
 
 /** The verdict for one `fetch` call (`input.access.class` is `fetch`). */

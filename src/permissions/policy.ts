@@ -16,31 +16,17 @@
  * A refusal never reaches the editor.
  * @module
  */
-import type { ApprovalMode, PermissionRule } from "../config/settings-schema.ts";
+import type { ApprovalMode } from "../config/settings-schema.ts";
 import { containingRoot, dirname } from "../runtime/files/path.ts";
 import { realLocation } from "../tools/paths.ts";
 import type { ToolAccess } from "../tools/types.ts";
 import { splitShellCommand, type CommandLine } from "./command-line.ts";
 import { fetchVerdict } from "./fetch-policy.ts";
+import type { PolicyInput, PolicyVerdict } from "./policy-types.ts";
 import { matchGrant, offerGrants, type Grant, type GrantTarget } from "./grants.ts";
 import { describeRule, hasCommandRefusals, matchCommandRules, matchPathRules, matchToolRules, strongerAction, type RuleAction, type RuleMatch } from "./rules.ts";
 
-/** Everything the policy needs to decide one tool call. */
-export interface PolicyInput {
-  toolName: string;
-  access: ToolAccess;
-  mode: ApprovalMode;
-  rules: readonly PermissionRule[];
-  grants: readonly Grant[];
-  cwd: string;
-  roots: readonly string[];
-}
-
-/** Run, refuse (with the reason the model reads) or ask (with the "always" answers to offer). */
-export type PolicyVerdict =
-  | { decision: "allow"; outside: boolean }
-  | { decision: "deny"; reason: string }
-  | { decision: "ask"; outside: boolean; why: string; offer: { allow?: Grant; reject: Grant } };
+export type { PolicyInput, PolicyVerdict };
 
 const MODE_HINT = "Change the session's mode (read-only, ask, write, yolo) to allow it.";
 

@@ -56,7 +56,7 @@ const LAYOUT = {
     ],
     http: ["http-idle-connections", "http-transport", "sdk-server"],
     handlers: ["auth-methods", "config-options", "session-access", "session-handlers"],
-    params: ["initialize-params", "own-params", "prompt-content", "steering-params"],
+    params: ["image-data", "initialize-params", "own-params", "prompt-content", "steering-params"],
     client: ["ask-user", "bounded-client-request", "client-turn", "client-workspace", "question-form"],
     updates: ["prepared-update", "projection", "session-announce", "session-client", "session-replay", "turn-usage"],
   },

@@ -88,7 +88,7 @@ export class BackgroundCommands implements BackgroundCommandsView {
   async read(id: string, waitMs: number, signal: AbortSignal): Promise<BackgroundRead> {
     const entry = this.#get(id);
     await entry.process.changed(Math.min(Math.max(0, waitMs), MAX_WAIT_MS), signal);
-    return await this.#reported(entry, await entry.process.read());
+    return await this.#reported(entry, await entry.process.read(signal));
   }
 
   async stop(id: string, signal?: AbortSignal): Promise<BackgroundRead> {

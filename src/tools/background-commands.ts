@@ -51,8 +51,7 @@ export class BackgroundCommands implements BackgroundCommandsView {
           "Stop one with bash_stop first (or read an ended one with bash_output).",
       );
     }
-    let id = newBackgroundId();
-    while (this.#entries.has(id)) id = newBackgroundId();
+    const id = newBackgroundId();
     // Held before the start completes, so concurrent starts cannot pass the bound.
     const placeholder = { id, command, startedAt: Date.now() } as Entry;
     this.#entries.set(id, placeholder);
@@ -130,8 +129,15 @@ export class BackgroundCommands implements BackgroundCommandsView {
  * started after it.
  */
 function newBackgroundId(): string {
-  return `bg-${randomHex(4)}`;
+  for (;;) {
+    const id = `bg-${randomHex(4)}`;
+    if (issuedIds.has(id)) continue;
+    issuedIds.add(id);
+    return id;
+  }
 }
+/** Every id handed out in this process (a few dozen bytes each): none is given twice. */
+const issuedIds = new Set<string>();
 
 /** Settles when `promise` does or after `CLOSE_BOUND_MS`, whichever is first; never rejects. */
 async function bounded(promise: Promise<unknown> | undefined): Promise<void> {

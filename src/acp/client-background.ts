@@ -7,10 +7,12 @@
  */
 import { env } from "../runtime/process/process.ts";
 import { isPosixShell } from "../runtime/process/spawn-shell.ts";
-import { redact } from "../runtime/secrets.ts";
+import { abortReason } from "../runtime/abort-reason.ts";
+import { StreamRedactor } from "../runtime/secrets.ts";
 import { ToolError, type BackgroundExit, type BackgroundProcess, type BackgroundRead } from "../tools/types.ts";
 import { UnreadOutput } from "../tools/unread-output.ts";
 import type { AgentContext, CreateTerminalRequest } from "./sdk.ts";
+import { newTerminalText, type SeenOutput } from "./terminal-new-text.ts";
 
 /** Output the editor keeps for a terminal; enough for the tail the model sees. */
 export const TERMINAL_OUTPUT_LIMIT = 1024 * 1024;
@@ -18,8 +20,27 @@ export const TERMINAL_OUTPUT_LIMIT = 1024 * 1024;
 const POLL_MS = 200;
 /** How long a stop waits for the killed command to end before releasing its terminal. */
 const STOP_WAIT_MS = 3000;
-/** What of the last output seen is remembered to find the new part after the editor dropped the start. */
-const OVERLAP_CHARS = 256;
+/** How long one request about a terminal may wait for the editor's answer: an editor that never answers must not hold the turn. */
+const CLIENT_ANSWER_MS = 10_000;
+
+/** `request`'s answer, or a rejection when `signal` aborts (its reason) or the editor takes longer than `CLIENT_ANSWER_MS`. */
+async function answered<T>(request: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (signal?.aborted) throw abortReason(signal);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    return await Promise.race([
+      request,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${CLIENT_ANSWER_MS / 1000} s`)), CLIENT_ANSWER_MS);
+        if (signal) signal.addEventListener("abort", (onAbort = () => reject(abortReason(signal))), { once: true });
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
+  }
+}
 
 /** The `terminal/create` request that runs `command` through a POSIX-style shell (the permission gate judged it as one would read it). */
 export function terminalRequest(sessionId: string, command: string, cwd: string): CreateTerminalRequest {
@@ -32,35 +53,32 @@ export function terminalRequest(sessionId: string, command: string, cwd: string)
 export async function startInEditorTerminal(client: AgentContext, sessionId: string, request: { command: string; cwd: string }): Promise<BackgroundProcess> {
   const handle = await client.createTerminal(terminalRequest(sessionId, request.command, request.cwd));
   const unread = new UnreadOutput();
-  let seenLength = 0;
-  let seenTail = "";
+  // One redactor over the whole stream: a key split across two refreshes is still hidden.
+  const redactor = new StreamRedactor();
+  let seen: SeenOutput = { text: "" };
   let exit: BackgroundExit | undefined;
 
   /** Asks the editor, moves what is new into `unread`; true when anything changed. */
-  const refresh = async (): Promise<boolean> => {
+  const refresh = async (signal?: AbortSignal): Promise<boolean> => {
     let current: Awaited<ReturnType<typeof handle.currentOutput>>;
     try {
-      current = await handle.currentOutput();
+      current = await answered(handle.currentOutput(), signal);
     } catch (error) {
+      if (signal?.aborted) throw abortReason(signal);
       // The client that runs the terminal left (another client of the session may be asking) or refuses.
       throw new ToolError(`The editor terminal of this command cannot be reached (${error instanceof Error ? error.message : String(error)}); bash_stop forgets it.`);
     }
-    const text = current.output;
-    let fresh: string;
-    if (!current.truncated && text.length >= seenLength) fresh = text.slice(seenLength);
-    else {
-      const at = seenTail === "" ? -1 : text.lastIndexOf(seenTail);
-      fresh = at === -1 ? text : text.slice(at + seenTail.length);
-    }
-    seenLength = text.length;
-    seenTail = text.slice(-OVERLAP_CHARS);
+    const { fresh, seen: now } = newTerminalText(seen, current.output, current.truncated);
+    seen = now;
     const ended = current.exitStatus && !exit ? { code: current.exitStatus.exitCode ?? null, signal: current.exitStatus.signal ?? null } : undefined;
     if (ended) exit = ended;
-    if (fresh !== "") unread.push(redact(fresh));
+    if (fresh !== "") unread.push(redactor.push(fresh));
+    // Nothing more will come: what the redactor held back is output too.
+    if (exit) unread.push(redactor.end());
     return fresh !== "" || ended !== undefined;
   };
-  const read = async (): Promise<BackgroundRead> => {
-    await refresh();
+  const read = async (signal?: AbortSignal): Promise<BackgroundRead> => {
+    await refresh(signal);
     return { ...unread.take(), ...(exit ? { exit } : {}) };
   };
 
@@ -71,7 +89,16 @@ export async function startInEditorTerminal(client: AgentContext, sessionId: str
     async changed(ms, signal) {
       const deadline = Date.now() + ms;
       for (;;) {
-        if ((await refresh()) || unread.pending || exit || signal.aborted || Date.now() >= deadline) return;
+        if (signal.aborted) return;
+        let news: boolean;
+        try {
+          news = await refresh(signal);
+        } catch (error) {
+          // A cancel ends the wait, not the command.
+          if (signal.aborted) return;
+          throw error;
+        }
+        if (news || unread.pending || exit || Date.now() >= deadline) return;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(done, Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
           function done() {
@@ -83,11 +110,11 @@ export async function startInEditorTerminal(client: AgentContext, sessionId: str
         });
       }
     },
-    stop: () =>
+    stop: (signal) =>
       (stopping ??= (async () => {
         try {
           if (!exit) {
-            await handle.kill();
+            await answered(handle.kill(), signal);
             let timer: ReturnType<typeof setTimeout> | undefined;
             const ended = await Promise.race([
               handle.waitForExit().then((status) => ({ code: status.exitCode ?? null, signal: status.signal ?? null })),
@@ -96,12 +123,14 @@ export async function startInEditorTerminal(client: AgentContext, sessionId: str
             clearTimeout(timer);
             if (ended) exit ??= ended;
           }
-          return await read();
+          return await read(signal);
         } catch {
-          // The editor is gone or refuses: what was read stays the model's; the terminal is the editor's to end.
+          // The editor is gone, refuses, does not answer, or the call was cancelled: what was read stays the model's;
+          // the terminal is the editor's to end.
+          unread.push(redactor.end());
           return { ...unread.take(), ...(exit ? { exit } : {}) };
         } finally {
-          await handle.release().catch(() => undefined);
+          await answered(handle.release(), signal).catch(() => undefined);
         }
       })()),
   };

@@ -12,6 +12,7 @@ import { compactHistory, type CompactionBudget, type CompactionOutcome } from ".
 import type { EventSink, StopReason } from "./events.ts";
 import { SteeringInbox } from "./steering-inbox.ts";
 import type { ToolAuthorizer } from "./tool-call.ts";
+import { RequestBudget } from "./request-budget.ts";
 import { subagentHost } from "./subagent.ts";
 import { runTurn, type TurnContext } from "./turn.ts";
 
@@ -117,7 +118,7 @@ export class AgentSession {
       tools: options.tools ? [...this.tools, ...options.tools] : this.tools,
       workspace: options.workspace ?? this.workspace,
       thinking: this.model.info.reasoning ? this.thinking : "off",
-      maxRequests: this.maxTurnRequests,
+      requests: new RequestBudget(this.maxTurnRequests),
       history: this.history,
       signal: controller.signal,
       emit,

@@ -33,7 +33,8 @@ export function subagentHost(parent: TurnContext, parentToolCallId: string, reco
           tools: parent.tools.filter((tool) => !WITHHELD.has(tool.name) && request.offers(tool)),
           workspace: parent.workspace,
           thinking: parent.thinking,
-          maxRequests: parent.maxRequests,
+          // One budget for the whole turn: the subagent's calls are the parent turn's.
+          requests: parent.requests,
           history,
           signal: parent.signal,
           emit,

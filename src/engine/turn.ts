@@ -13,6 +13,7 @@ import type { EventSink, StopReason } from "./events.ts";
 import { newMessageId } from "./ids.ts";
 import { compactHistory, estimateTokens, type CompactionBudget } from "./compaction.ts";
 import { callModel } from "./model-call.ts";
+import type { RequestBudget } from "./request-budget.ts";
 import type { SteeringInbox } from "./steering-inbox.ts";
 import { executeCall, prepareCall, type PreparedCall, type ToolAuthorizer } from "./tool-call.ts";
 import { toolSpec } from "./tool-specs.ts";
@@ -23,8 +24,8 @@ export interface TurnContext {
   tools: readonly ToolDefinition[];
   workspace: Workspace;
   thinking: ThinkingLevel;
-  /** Model calls allowed in this turn. */
-  maxRequests: number;
+  /** Model calls left in this turn, shared with its subagents. */
+  requests: RequestBudget;
   /** The conversation; the turn appends to it. */
   history: ModelMessage[];
   signal: AbortSignal;
@@ -69,6 +70,8 @@ export async function runTurn(context: TurnContext, prompt: UserMessage): Promis
     if (signal.aborted) return "cancelled";
     // The boundary: after the last step's tool results (and any compaction), right before the call that will see them.
     if (context.steering?.size) await context.steering.land(history, emit);
+    // The budget is the turn's: a subagent started after its parent spent it makes no call.
+    if (!context.requests.take()) return "max_turn_requests";
     const result = await callModel(
       context.model,
       { system: context.system, messages: history, tools, thinking: context.thinking, signal, ...(context.cacheKey ? { cacheKey: context.cacheKey } : {}) },
@@ -93,7 +96,7 @@ export async function runTurn(context: TurnContext, prompt: UserMessage): Promis
     if (result.toolCalls.length === 0) {
       // A message steered in while the model gave its last reply still gets an answer in this turn.
       if (!context.steering?.size) return "end_turn";
-      if (request >= context.maxRequests) return "max_turn_requests";
+      if (context.requests.left <= 0) return "max_turn_requests";
       continue;
     }
 
@@ -133,7 +136,7 @@ export async function runTurn(context: TurnContext, prompt: UserMessage): Promis
       for (const outcome of outcomes) if (outcome.ok) await append(outcome.value);
       index = end;
     }
-    if (request >= context.maxRequests) return "max_turn_requests";
+    if (context.requests.left <= 0) return "max_turn_requests";
   }
 }
 

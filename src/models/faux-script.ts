@@ -66,6 +66,34 @@ export class FauxScript {
   next(messages: readonly ModelMessage[]): FauxTurn | undefined {
     const step = this.#steps.shift();
     if (step === undefined) return undefined;
-    return typeof step === "function" ? step(messages) : step;
+    const turn = typeof step === "function" ? step(messages) : step;
+    return turn.toolCalls ? { ...turn, toolCalls: turn.toolCalls.map((call) => ({ ...call, input: withIds(call.input, messages) as Record<string, unknown> })) } : turn;
   }
+}
+
+/** `{{id:N}}`: the Nth distinct `id: <value>` line of the tool results so far (a background command's id, which a script cannot know). */
+const ID_REFERENCE = /\{\{id:(\d+)\}\}/g;
+
+/** `value` with every `{{id:N}}` in its strings replaced; a reference to an id not seen yet stays as it is. */
+function withIds(value: unknown, messages: readonly ModelMessage[]): unknown {
+  if (typeof value === "string") {
+    if (!value.includes("{{id:")) return value;
+    const ids = idsSeen(messages);
+    return value.replace(ID_REFERENCE, (whole, n: string) => ids[Number(n) - 1] ?? whole);
+  }
+  if (Array.isArray(value)) return value.map((item) => withIds(item, messages));
+  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withIds(v, messages)]));
+  return value;
+}
+
+function idsSeen(messages: readonly ModelMessage[]): string[] {
+  const ids: string[] = [];
+  for (const message of messages) {
+    if (message.role !== "tool") continue;
+    for (const part of message.content) {
+      if (part.type !== "text") continue;
+      for (const match of part.text.matchAll(/^id: (\S+)$/gm)) if (!ids.includes(match[1]!)) ids.push(match[1]!);
+    }
+  }
+  return ids;
 }

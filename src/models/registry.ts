@@ -129,7 +129,9 @@ export class ModelRegistry {
     const base = catalogInfo(provider.name, id);
     const info: ModelInfo = { ...base, ...stripUndefined(declared ?? {}), ...stripUndefined(override ?? {}), provider: provider.name, id };
     if (declared?.name === undefined && override?.name === undefined) info.name = base.name;
-    if (provider.api === "anthropic" && this.#options.settings.promptCache === "long" && info.price) info.price = longCachePrice(info.price);
+    // A cache-write price someone configured is the price; the 1-hour cache's 2x applies only to the catalog's.
+    const configuredWrite = declared?.price?.cacheWrite !== undefined || override?.price?.cacheWrite !== undefined;
+    if (provider.api === "anthropic" && this.#options.settings.promptCache === "long" && info.price && !configuredWrite) info.price = longCachePrice(info.price);
     return {
       spec: `${provider.name}/${id}`,
       info,

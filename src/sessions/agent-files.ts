@@ -38,7 +38,23 @@ const AGENT_NAME = /^(?=.{1,64}$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_DESCRIPTION = 1024;
 const MAX_TOOLS = 64;
 /** Claude Code's tool names, as acp-edge calls the same tools. */
-const CLAUDE_TOOL_NAMES: Record<string, string> = { glob: "find", multiedit: "edit", webfetch: "fetch" };
+const CLAUDE_TOOL_NAMES: Record<string, string> = {
+  glob: "find",
+  multiedit: "edit",
+  webfetch: "fetch",
+  bashoutput: "bash_output",
+  killshell: "bash_stop",
+  killbash: "bash_stop",
+};
+/** Listed with `bash`: an agent that may start a command in the background may also read and stop it. */
+const WITH_BASH = ["bash_output", "bash_stop"];
+
+/** The tools an agent file's `tools` list grants, as acp-edge names them. */
+export function agentToolNames(listed: readonly string[]): string[] {
+  const names = new Set(listed.map(toolName));
+  if (names.has("bash")) for (const name of WITH_BASH) names.add(name);
+  return [...names];
+}
 
 /** A listed tool name as acp-edge's: Claude Code's names lower-cased and mapped; MCP and other names kept as written. */
 function toolName(listed: string): string {
@@ -84,7 +100,7 @@ async function collect(folder: SetupFolder, loaded: LoadedSetup<AgentFile>, name
       name,
       description: description.slice(0, MAX_DESCRIPTION),
       instructions: body.trim(),
-      ...(listed ? { tools: [...new Set(listed.map(toolName))] } : {}),
+      ...(listed ? { tools: agentToolNames(listed) } : {}),
       path,
       rank: folder.rank,
     });

@@ -6,7 +6,7 @@
  */
 import { createBuiltinTools } from "../tools/builtin.ts";
 import { createSkillTool } from "../tools/skill.ts";
-import { createTaskTool } from "../tools/task.ts";
+import { createTaskTool, MAX_LISTED_AGENTS } from "../tools/task.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { LiveSession } from "./live-session.ts";
 import { listedSkills } from "./session-system-prompt.ts";
@@ -57,8 +57,11 @@ function taskToolOf(live: LiveSession): ToolDefinition {
     async find(name) {
       const agent = live.agents.find((a) => a.name === name);
       if (agent) return { ok: true, agent };
-      const names = live.agents.map((a) => a.name);
-      return { ok: false, message: `There is no agent named "${name}". Agents: ${names.length > 0 ? names.join(", ") : "none (leave agent out for the default subagent)"}.` };
+      // Named within the same bound as the tool's listing.
+      const names = live.agents.slice(0, MAX_LISTED_AGENTS).map((a) => a.name);
+      const more = live.agents.length - names.length;
+      const known = names.length > 0 ? `${names.join(", ")}${more > 0 ? ` and ${more} more` : ""}` : "none (leave agent out for the default subagent)";
+      return { ok: false, message: `There is no agent named "${name.slice(0, 64)}". Agents: ${known}.` };
     },
   });
   taskTools.set(live, { agents, tool });

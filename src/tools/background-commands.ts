@@ -5,6 +5,7 @@
  * forgotten, and whatever it left running is ended with it.
  * @module
  */
+import { randomHex } from "../runtime/random-hex.ts";
 import { ToolError, type BackgroundCommandsView, type BackgroundProcess, type BackgroundRead, type Workspace } from "./types.ts";
 
 /** Background commands a session may hold at once. */
@@ -34,7 +35,6 @@ interface Entry extends BackgroundCommandInfo {
 /** The background commands of one session. */
 export class BackgroundCommands implements BackgroundCommandsView {
   readonly #entries = new Map<string, Entry>();
-  #next = 1;
   #closed = false;
 
   /** The commands held now, oldest first. */
@@ -51,7 +51,7 @@ export class BackgroundCommands implements BackgroundCommandsView {
           "Stop one with bash_stop first (or read an ended one with bash_output).",
       );
     }
-    const id = `bg${this.#next++}`;
+    const id = newBackgroundId();
     // Held before the start completes, so concurrent starts cannot pass the bound.
     const placeholder = { id, command, startedAt: Date.now() } as Entry;
     this.#entries.set(id, placeholder);
@@ -70,22 +70,30 @@ export class BackgroundCommands implements BackgroundCommandsView {
     }
     placeholder.process = started;
     if (started.terminalId !== undefined) placeholder.terminalId = started.terminalId;
-    // A cancel cuts the wait for first output short; the command runs on all the same.
-    await started.changed(FIRST_OUTPUT_MS, signal);
-    const first = await this.#reported(placeholder, await started.read());
+    let first: BackgroundRead;
+    try {
+      // A cancel cuts the wait for first output short; the command runs on all the same.
+      await started.changed(FIRST_OUTPUT_MS, signal);
+      first = await this.#reported(placeholder, await started.read(signal));
+    } catch (error) {
+      // The model will never see this id: the command must not run on under it.
+      this.#entries.delete(id);
+      await bounded(started.stop());
+      throw error;
+    }
     return { id, command: started, first };
   }
 
   async read(id: string, waitMs: number, signal: AbortSignal): Promise<BackgroundRead> {
     const entry = this.#get(id);
     await entry.process.changed(Math.min(Math.max(0, waitMs), MAX_WAIT_MS), signal);
-    return await this.#reported(entry, await entry.process.read());
+    return await this.#reported(entry, await entry.process.read(signal));
   }
 
-  async stop(id: string): Promise<BackgroundRead> {
+  async stop(id: string, signal?: AbortSignal): Promise<BackgroundRead> {
     const entry = this.#get(id);
-    this.#entries.delete(id);
-    return await entry.process.stop();
+    this.#entries.delete(entry.id);
+    return await entry.process.stop(signal);
   }
 
   /** Ends every command (the session is closing); no command starts after it. */
@@ -114,6 +122,22 @@ export class BackgroundCommands implements BackgroundCommandsView {
     );
   }
 }
+
+/**
+ * A background command's id: unique in the process and not the next of a
+ * sequence, so an id in a reopened session's history never names a command
+ * started after it.
+ */
+function newBackgroundId(): string {
+  for (;;) {
+    const id = `bg-${randomHex(4)}`;
+    if (issuedIds.has(id)) continue;
+    issuedIds.add(id);
+    return id;
+  }
+}
+/** Every id handed out in this process (a few dozen bytes each): none is given twice. */
+const issuedIds = new Set<string>();
 
 /** Settles when `promise` does or after `CLOSE_BOUND_MS`, whichever is first; never rejects. */
 async function bounded(promise: Promise<unknown> | undefined): Promise<void> {

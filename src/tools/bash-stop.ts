@@ -35,7 +35,7 @@ export const bashStopTool: ToolDefinition<typeof BashStopInput> = {
   async execute(input, context): Promise<ToolResult> {
     const commands = context.backgroundCommands;
     if (!commands) throw new ToolError("This session has no background commands.");
-    const read = await commands.stop(input.id);
+    const read = await commands.stop(input.id, context.signal);
     return backgroundResult(input.id.trim(), read, ["Stopped."], { stopped: true });
   },
 };

@@ -64,12 +64,31 @@ export const TASK_TOOL_PROMPT: Pick<ToolDefinition, "name" | "promptSnippet" | "
   promptGuidelines: ["Use task for broad searches and reading many files; give the subagent the whole task, as it sees nothing of this conversation."],
 };
 
+/** Custom agents named in the tool's description at most; the rest can still be run by name. */
+export const MAX_LISTED_AGENTS = 50;
+/** Characters of agent names and descriptions in the tool's description at most (about 2,000 tokens). */
+export const MAX_AGENT_LISTING_CHARS = 8_000;
+
+/** The tool's description: the custom agents listed within the bounds, then how many more there are. */
+export function taskDescription(agents: readonly Pick<SubagentProfile, "name" | "description">[]): string {
+  if (agents.length === 0) return BASE_DESCRIPTION;
+  const lines: string[] = [];
+  let chars = 0;
+  for (const agent of agents) {
+    chars += agent.name.length + agent.description.length;
+    if (lines.length === MAX_LISTED_AGENTS || chars > MAX_AGENT_LISTING_CHARS) break;
+    lines.push(`- ${agent.name}: ${agent.description}`);
+  }
+  const more = agents.length - lines.length;
+  if (more > 0) lines.push(`${more} more ${more === 1 ? "agent" : "agents"}: pass the name as \`agent\` to run one not listed here.`);
+  return `${BASE_DESCRIPTION}\n\nCustom agents (pass the name as \`agent\`):\n${lines.join("\n")}`;
+}
+
 /** The `task` tool over `shelf`. */
 export function createTaskTool(shelf: SubagentShelf): ToolDefinition<typeof TaskInput> {
-  const listing = shelf.listed.map((a) => `- ${a.name}: ${a.description}`);
   return {
     ...TASK_TOOL_PROMPT,
-    description: listing.length > 0 ? `${BASE_DESCRIPTION}\n\nCustom agents (pass the name as \`agent\`):\n${listing.join("\n")}` : BASE_DESCRIPTION,
+    description: taskDescription(shelf.listed),
     schema: TaskInput,
     kind: "think",
     concurrent: true,

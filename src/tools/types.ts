@@ -143,12 +143,15 @@ export interface BackgroundRead {
 export interface BackgroundProcess {
   /** The editor terminal it runs in, when it runs in one. */
   readonly terminalId?: string;
-  /** Takes the output not read yet; sets `exit` once it ended. */
-  read(): Promise<BackgroundRead>;
+  /** Takes the output not read yet; sets `exit` once it ended. A cancel through `signal` ends a wait on the editor. */
+  read(signal?: AbortSignal): Promise<BackgroundRead>;
   /** Resolves when there is unread output or the command ended, after `ms` at the latest, or when `signal` aborts. */
   changed(ms: number, signal: AbortSignal): Promise<void>;
-  /** Ends the command and everything it started (politely, then by force) and returns what was not read yet and how it ended. */
-  stop(): Promise<BackgroundRead>;
+  /**
+   * Ends the command and everything it started (politely, then by force) and returns what was not read yet and how it ended.
+   * A cancel through `signal` stops waiting for an editor's answers (the requests are sent all the same).
+   */
+  stop(signal?: AbortSignal): Promise<BackgroundRead>;
 }
 
 /** Title and locations shown to the editor before the tool runs. */
@@ -208,8 +211,8 @@ export interface BackgroundCommandsView {
   start(workspace: Workspace, command: string, signal?: AbortSignal): Promise<{ id: string; command: BackgroundProcess; first: BackgroundRead }>;
   /** Output since the last read, waiting up to `waitMs` for some (or the end); throws `ToolError` naming the ids held for an unknown id. */
   read(id: string, waitMs: number, signal: AbortSignal): Promise<BackgroundRead>;
-  /** Ends the command's whole tree and forgets it. */
-  stop(id: string): Promise<BackgroundRead>;
+  /** Ends the command's whole tree and forgets it; a cancel through `signal` stops waiting for an editor's answers. */
+  stop(id: string, signal?: AbortSignal): Promise<BackgroundRead>;
 }
 
 /** One subagent to run: its own system prompt and task, and which of the turn's tools it may use. */

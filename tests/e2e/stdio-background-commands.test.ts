@@ -36,6 +36,17 @@ const wait = setInterval(() => {
 
 const FETCH = `"${NODE}" -e "fetch('http://127.0.0.1:' + require('fs').readFileSync('port.txt', 'utf8')).then((r) => r.text()).then(console.log)"`;
 
+/** An editor that never answers `terminal/kill`, nor `terminal/output` once `silentOutput` is set. */
+class SilentTerminals extends EditorTerminals {
+  silentOutput = false;
+  override output(params: acp.TerminalOutputRequest): acp.TerminalOutputResponse {
+    return this.silentOutput ? (new Promise(() => undefined) as never) : super.output(params);
+  }
+  override kill(_params: acp.KillTerminalRequest): acp.KillTerminalResponse {
+    return new Promise(() => undefined) as never;
+  }
+}
+
 function uniqueMarker(): string {
   return `BACKGROUND_TEST_MARK=${crypto.randomUUID()}`;
 }
@@ -49,10 +60,10 @@ function fullScript(marker: string) {
   return [
     { toolCalls: [{ id: "start", name: "bash", input: { command: serverCommand(marker), background: true } }] },
     { toolCalls: [{ id: "go", name: "bash", input: { command: "touch go" } }] },
-    { toolCalls: [{ id: "out", name: "bash_output", input: { id: "bg1", wait_ms: 30_000 } }] },
+    { toolCalls: [{ id: "out", name: "bash_output", input: { id: "{{id:1}}", wait_ms: 30_000 } }] },
     { toolCalls: [{ id: "reach", name: "bash", input: { command: FETCH } }] },
-    { toolCalls: [{ id: "stop", name: "bash_stop", input: { id: "bg1" } }] },
-    { toolCalls: [{ id: "again", name: "bash_output", input: { id: "bg1" } }] },
+    { toolCalls: [{ id: "stop", name: "bash_stop", input: { id: "{{id:1}}" } }] },
+    { toolCalls: [{ id: "again", name: "bash_output", input: { id: "{{id:1}}" } }] },
     { text: "done" },
   ];
 }
@@ -66,6 +77,13 @@ async function portRefused(port: number): Promise<boolean> {
   }
 }
 
+/** The id a background start reported: random, `bg-` and eight hex digits. */
+function backgroundId(text: string): string {
+  const id = /id: (bg-[0-9a-f]{8})\b/.exec(text)?.[1];
+  expect(id).toBeDefined();
+  return id!;
+}
+
 function pidIn(s: Scenario): number {
   return Number(readFileSync(join(s.sandbox.project, "server.pid"), "utf8"));
 }
@@ -74,7 +92,7 @@ async function checkTheDance(s: Scenario, marker: string): Promise<void> {
   expect((await s.prompt("serve it")).stopReason).toBe("end_turn");
   const updates = s.updates();
   expect(finalStatus(updates, "start")).toBe("completed");
-  expect(toolText(updates, "start")).toContain("id: bg1");
+  const id = backgroundId(toolText(updates, "start"));
   expect(toolText(updates, "out")).toContain("status: running");
   expect(toolText(updates, "out")).toContain("listening on ");
   expect(toolText(updates, "reach")).toContain("hello from the background");
@@ -82,7 +100,7 @@ async function checkTheDance(s: Scenario, marker: string): Promise<void> {
   expect(toolText(updates, "stop")).toContain("Stopped.");
   // Stopped and forgotten: a second read names no command.
   expect(finalStatus(updates, "again")).toBe("failed");
-  expect(toolText(updates, "again")).toContain('No background command has the id \\"bg1\\"');
+  expect(toolText(updates, "again")).toContain(`No background command has the id \\"${id}\\"`);
   const port = Number(readFileSync(join(s.sandbox.project, "port.txt"), "utf8"));
   await waitFor(() => processGone(pidIn(s)), 5000, "the server to end");
   expect(await portRefused(port)).toBe(true);
@@ -222,11 +240,11 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
       { toolCalls: [{ id: "none", name: "bash_output", input: { id: "bg1" } }] },
       ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map(sleep),
       { toolCalls: [{ id: "unknown", name: "bash_stop", input: { id: "bg42\nrm -rf /" } }] },
-      { toolCalls: [{ id: "negative", name: "bash_output", input: { id: "bg1", wait_ms: -5 } }] },
-      { toolCalls: [{ id: "huge", name: "bash_output", input: { id: "bg1", wait_ms: 1e12 } }] },
-      { toolCalls: [{ id: "nan", name: "bash_output", input: { id: "bg1", wait_ms: "soon" } }] },
+      { toolCalls: [{ id: "negative", name: "bash_output", input: { id: "{{id:1}}", wait_ms: -5 } }] },
+      { toolCalls: [{ id: "huge", name: "bash_output", input: { id: "{{id:1}}", wait_ms: 1e12 } }] },
+      { toolCalls: [{ id: "nan", name: "bash_output", input: { id: "{{id:1}}", wait_ms: "soon" } }] },
       { toolCalls: [{ id: "timed", name: "bash", input: { command: "sleep 1", background: true, timeout: 5 } }] },
-      { toolCalls: [{ id: "quiet", name: "bash_output", input: { id: " bg2 " } }] },
+      { toolCalls: [{ id: "quiet", name: "bash_output", input: { id: " {{id:2}} " } }] },
       { text: "done" },
     ];
     const s = await startScenario(runtime, { script, args: ["--approval-mode", "yolo"] });
@@ -235,11 +253,12 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
       const updates = s.updates();
       expect(finalStatus(updates, "none")).toBe("failed");
       expect(toolText(updates, "none")).toContain("No background command is running.");
-      for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) expect(toolText(updates, `s${n}`)).toContain(`id: bg${n}`);
+      const ids = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => backgroundId(toolText(updates, `s${n}`)));
+      expect(new Set(ids).size).toBe(8);
       expect(finalStatus(updates, "s9")).toBe("failed");
       expect(toolText(updates, "s9")).toContain("Already 8 background commands");
       expect(finalStatus(updates, "unknown")).toBe("failed");
-      expect(toolText(updates, "unknown")).toContain("Background commands: bg1, bg2, bg3, bg4, bg5, bg6, bg7, bg8.");
+      expect(toolText(updates, "unknown")).toContain(`Background commands: ${ids.join(", ")}.`);
       for (const id of ["negative", "huge", "nan"]) expect(finalStatus(updates, id)).toBe("failed");
       expect(toolText(updates, "negative")).toContain("Invalid wait_ms: -5");
       expect(toolText(updates, "huge")).toContain("Invalid wait_ms");
@@ -256,11 +275,11 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
         .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
         .join("");
       expect(said).toContain("Background commands (8):");
-      expect(said).toContain("bg1: export");
+      expect(said).toContain(`${ids[0]}: export`);
       // So does `session/status`.
       const status = await (s.client.agent.request as (m: string, p: unknown) => Promise<any>)("session/status", { sessionId: s.sessionId });
       expect(status.status).toBe("open");
-      expect(status.backgroundCommands.map((c: { id: string; running: boolean }) => [c.id, c.running])).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((n) => [`bg${n}`, true]));
+      expect(status.backgroundCommands.map((c: { id: string; running: boolean }) => [c.id, c.running])).toEqual(ids.map((id) => [id, true]));
 
       s.proc.child.stdin!.end();
       expect((await s.proc.exited).code).toBe(0);
@@ -277,9 +296,9 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
     const command = `printf '%s' '${key.slice(0, 15)}'; while [ ! -e more ]; do sleep 0.05; done; printf '%s\\n' '${key.slice(15)}'; echo tail`;
     const script = [
       { toolCalls: [{ id: "start", name: "bash", input: { command, background: true } }] },
-      { toolCalls: [{ id: "first", name: "bash_output", input: { id: "bg1" } }] },
+      { toolCalls: [{ id: "first", name: "bash_output", input: { id: "{{id:1}}" } }] },
       { toolCalls: [{ id: "more", name: "bash", input: { command: "touch more" } }] },
-      { toolCalls: [{ id: "rest", name: "bash_output", input: { id: "bg1", wait_ms: 30_000 } }] },
+      { toolCalls: [{ id: "rest", name: "bash_output", input: { id: "{{id:1}}", wait_ms: 30_000 } }] },
       { text: "done" },
     ];
     const s = await startScenario(runtime, { script, args: ["--approval-mode", "yolo"], env: { OPENAI_API_KEY: key } });
@@ -293,6 +312,63 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
       expect(seen).not.toContain(key.slice(0, 15));
     } finally {
       s.close();
+    }
+  }, 60_000);
+
+  test("with a terminal-capable client a registered key split across two refreshes is still hidden", async () => {
+    const key = "sk-openai-e2e-TERMINAL-7c1e9b2a4f";
+    // The second half waits for a file the model creates between two reads, so the editor is asked for the halves apart.
+    const command = `printf '%s' '${key.slice(0, 15)}'; while [ ! -e more ]; do sleep 0.05; done; printf '%s\\n' '${key.slice(15)}'; echo tail`;
+    const script = [
+      { toolCalls: [{ id: "start", name: "bash", input: { command, background: true } }] },
+      { toolCalls: [{ id: "first", name: "bash_output", input: { id: "{{id:1}}" } }] },
+      { toolCalls: [{ id: "more", name: "bash", input: { command: "touch more" } }] },
+      { toolCalls: [{ id: "rest", name: "bash_output", input: { id: "{{id:1}}", wait_ms: 30_000 } }] },
+      { text: "done" },
+    ];
+    const terminals = new EditorTerminals();
+    const s = await startScenario(runtime, { script, args: ["--approval-mode", "yolo"], env: { OPENAI_API_KEY: key }, capabilities: { terminal: true }, terminals });
+    try {
+      expect((await s.prompt("go")).stopReason).toBe("end_turn");
+      expect(terminals.created.length).toBeGreaterThan(0);
+      const seen = ["start", "first", "rest"].map((id) => JSON.stringify(toolEvents(s.updates(), id).filter((u) => u.sessionUpdate === "tool_call_update"))).join("\n");
+      expect(toolText(s.updates(), "rest")).toContain("tail");
+      expect(seen).toContain("[redacted]");
+      expect(seen).not.toContain(key);
+      expect(seen).not.toContain(key.slice(15));
+      expect(seen).not.toContain(key.slice(0, 15));
+    } finally {
+      s.close();
+    }
+  }, 60_000);
+
+  test("an editor that never answers terminal/kill or terminal/output: session/cancel still ends bash_stop and bash_output", async () => {
+    const marker = uniqueMarker();
+    const terminals = new SilentTerminals();
+    const script = [
+      { toolCalls: [{ id: "a", name: "bash", input: { command: `export ${marker}; exec sleep 297`, background: true } }] },
+      { toolCalls: [{ id: "b", name: "bash", input: { command: `export ${marker}; exec sleep 298`, background: true } }] },
+      { toolCalls: [{ id: "stop", name: "bash_stop", input: { id: "{{id:1}}" } }] },
+      { toolCalls: [{ id: "wait", name: "bash_output", input: { id: "{{id:2}}", wait_ms: 60_000 } }] },
+      { text: "never reached" },
+    ];
+    const s = await startScenario(runtime, { script, args: ["--approval-mode", "yolo"], capabilities: { terminal: true }, terminals });
+    const asked = (method: string) => s.client.clientRequests.filter((m) => m === method).length;
+    try {
+      const stopping = s.prompt("start two, stop one");
+      await waitFor(() => asked("terminal/kill") > 0, 30_000, "the agent to ask the editor to kill the terminal");
+      await s.client.agent.notify(acp.methods.agent.session.cancel, { sessionId: s.sessionId });
+      expect((await stopping).stopReason).toBe("cancelled");
+
+      terminals.silentOutput = true;
+      const before = asked("terminal/output");
+      const waiting = s.prompt("wait for the other");
+      await waitFor(() => asked("terminal/output") > before, 30_000, "the agent to ask the editor for output");
+      await s.client.agent.notify(acp.methods.agent.session.cancel, { sessionId: s.sessionId });
+      expect((await waiting).stopReason).toBe("cancelled");
+    } finally {
+      s.close();
+      killProcessesWithEnv(marker);
     }
   }, 60_000);
 

@@ -190,6 +190,28 @@ for (const runtime of RUNTIMES) {
       expect(JSON.stringify(summary.body.messages)).not.toContain("cache_control");
     });
 
+    test("Anthropic: a subagent's requests carry breakpoints too: at most 4, one on its system prompt and one on its tools", async () => {
+      const r = await anthropic(runtime);
+      r.server.push(
+        { toolCalls: [{ id: "call_task", name: "task", input: { description: "Read a file", prompt: "Read src/file-1-1.txt and say what it holds." } }] },
+        { toolCalls: [{ id: "call_sub_read", name: "read", input: { path: "src/file-1-1.txt" } }] },
+        { text: "It holds numbered lines about a fox." },
+        { text: "The subagent read it." },
+      );
+      expect((await prompt(r, "Delegate a read.")).stopReason).toBe("end_turn");
+      expect(r.server.requests).toHaveLength(4);
+      const subagent = r.server.requests.filter((q) => JSON.stringify(q.body.system).includes("You are a subagent"));
+      expect(subagent).toHaveLength(2);
+      for (const request of subagent) {
+        expect(breakpointsOf(request.body)).toBeGreaterThanOrEqual(3);
+        expect(breakpointsOf(request.body)).toBeLessThanOrEqual(4);
+        expect(breakpointsOf(request.body.system)).toBe(1);
+        expect(breakpointsOf(request.body.tools)).toBe(1);
+      }
+      // The subagent's second request re-sends its first whole, so its cache serves it.
+      expect(requestBlocks(subagent[1]!.body).map((b) => b.text).slice(0, requestBlocks(subagent[0]!.body).length)).toEqual(requestBlocks(subagent[0]!.body).map((b) => b.text));
+    });
+
     test("promptCache off marks no breakpoint; long asks for the 1-hour cache on each", async () => {
       const off = await anthropic(runtime, { promptCache: "off" });
       off.server.push(...readingTurns(1));

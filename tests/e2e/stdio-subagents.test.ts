@@ -220,6 +220,37 @@ describe.each(RUNTIMES)("subagents on %s", (runtime) => {
     expect(rawText(failed)).toContain('There is no agent named "nobody". Agents: reviewer, writer');
   }, 120_000);
 
+  test("maxTurnRequests bounds the whole turn: subagents draw from the parent's budget and the turn stops max_turn_requests", async () => {
+    sandbox = makeSandbox();
+    // The parent asks for two subagents at once; each subagent would list the folder forever.
+    const reply = (r: RecordedRequest): ScriptedTurn => {
+      if (isSubagent(r)) return { toolCalls: [{ name: "ls", input: { path: "." } }] };
+      if (lastRole(r) === "tool") return { text: "PARENT-AFTER-TASKS" };
+      return {
+        toolCalls: [
+          { id: "task_a", name: "task", input: { description: "Task A", prompt: "TASK-A" } },
+          { id: "task_b", name: "task", input: { description: "Task B", prompt: "TASK-B" } },
+        ],
+      };
+    };
+    server = await startFakeModelServer([], { reply });
+    useFakeProvider(sandbox.home, server, { models: [{ id: "m", contextWindow: 100_000 }], extra: { maxTurnRequests: 5 } });
+    const agent = await startAgent(runtime, sandbox, { args: [] });
+    agents.push(agent);
+    const { sessionId } = await agent.newSession();
+    const answer = await agent.prompt(sessionId, "START");
+    expect(answer.stopReason).toBe("max_turn_requests");
+    // Five model calls in all, the parent's included: not five per subagent.
+    expect(server.requests).toHaveLength(5);
+    expect(server.requests.filter(isSubagent)).toHaveLength(4);
+    const ends = toolUpdates(agent.client.updates(sessionId)).filter((u) => u.toolCallId === "task_a" || u.toolCallId === "task_b");
+    const lastOf = (id: string) => ends.filter((u) => u.toolCallId === id).at(-1);
+    for (const id of ["task_a", "task_b"]) {
+      expect(lastOf(id)?.status).toBe("failed");
+      expect(rawText(lastOf(id))).toContain("max_turn_requests");
+    }
+  }, 120_000);
+
   test("a cancel while a subagent waits for the model ends the turn cancelled, and no model request follows it", async () => {
     sandbox = makeSandbox();
     const held = manualGate();

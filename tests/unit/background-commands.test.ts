@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { BackgroundCommands, MAX_BACKGROUND_COMMANDS } from "../../src/tools/background-commands.ts";
 import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
 import { DEFAULT_MAX_BYTES } from "../../src/tools/truncate.ts";
-import { ToolError } from "../../src/tools/types.ts";
+import { ToolError, type BackgroundProcess, type Workspace } from "../../src/tools/types.ts";
 import { UnreadOutput } from "../../src/tools/unread-output.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 import { processesWithEnv } from "../helpers/processes.ts";
@@ -83,4 +83,60 @@ describe("BackgroundCommands on this machine", () => {
     expect(processesWithEnv(marker)).toEqual([]);
     await expect(commands.start(workspace, "true")).rejects.toThrow("closing");
   }, 30_000);
+});
+
+describe("BackgroundCommands ids and failed starts", () => {
+  /** A workspace whose commands are in-memory processes: what start does around them is under test, not the process. */
+  function fakeWorkspace(process: () => BackgroundProcess): Workspace {
+    return { cwd: dir, startBackground: async () => process() } as unknown as Workspace;
+  }
+
+  test("ids are unique across sessions and not a sequence: a reopened session's bg1 never names a new command", async () => {
+    const workspace = await createLocalWorkspace(dir, []);
+    const ids = new Set<string>();
+    for (let session = 0; session < 3; session++) {
+      const commands = new BackgroundCommands();
+      for (let i = 0; i < 2; i++) ids.add((await commands.start(workspace, "exec sleep 30")).id);
+      await commands.closeAll();
+    }
+    expect(ids.size).toBe(6);
+    for (const id of ids) expect(id).toMatch(/^bg-[0-9a-f]{8}$/);
+    expect(ids.has("bg1")).toBe(false);
+  }, 30_000);
+
+  test("a start whose first read fails stops the command and forgets it: nothing runs under an id the model never saw", async () => {
+    let stopped = 0;
+    const failing: BackgroundProcess = {
+      read: async () => {
+        throw new ToolError("The editor terminal of this command cannot be reached");
+      },
+      changed: async () => undefined,
+      stop: async () => {
+        stopped += 1;
+        return { output: "", droppedBytes: 0 };
+      },
+    };
+    const commands = new BackgroundCommands();
+    await expect(commands.start(fakeWorkspace(() => failing), "serve")).rejects.toThrow("cannot be reached");
+    expect(stopped).toBe(1);
+    expect(commands.list()).toEqual([]);
+  });
+
+  test("a start whose wait for first output fails stops the command too", async () => {
+    let stopped = 0;
+    const failing: BackgroundProcess = {
+      read: async () => ({ output: "", droppedBytes: 0 }),
+      changed: async () => {
+        throw new ToolError("no answer");
+      },
+      stop: async () => {
+        stopped += 1;
+        return { output: "", droppedBytes: 0 };
+      },
+    };
+    const commands = new BackgroundCommands();
+    await expect(commands.start(fakeWorkspace(() => failing), "serve")).rejects.toThrow("no answer");
+    expect(stopped).toBe(1);
+    expect(commands.list()).toEqual([]);
+  });
 });

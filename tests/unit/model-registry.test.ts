@@ -99,6 +99,15 @@ describe("ModelRegistry", () => {
     expect(() => configuredProviders({ providers: { openai: { api: "openai-compatible" } } })).toThrow("built in");
   });
 
+  test('promptCache "long" doubles the catalog\'s input price for cache writes, never a configured cacheWrite', () => {
+    const catalog = chosen(registry({ promptCache: "long" })().find("anthropic/claude-sonnet-4-5")).info.price;
+    expect(catalog).toMatchObject({ input: 3, cacheWrite: 6 });
+    const configured = registry({ promptCache: "long", models: { "anthropic/claude-sonnet-4-5": { price: { input: 3, output: 15, cacheWrite: 4.5 } } } });
+    expect(chosen(configured().find("anthropic/claude-sonnet-4-5")).info.price).toMatchObject({ input: 3, cacheWrite: 4.5 });
+    const withoutWrite = registry({ promptCache: "long", models: { "anthropic/claude-sonnet-4-5": { price: { input: 5, output: 15 } } } });
+    expect(chosen(withoutWrite().find("anthropic/claude-sonnet-4-5")).info.price).toMatchObject({ input: 5, cacheWrite: 10 });
+  });
+
   test("cost follows the list price", () => {
     const info = chosen(registry()().find("anthropic/claude-sonnet-4-5")).info;
     expect(callCost(info, { input: 1_000_000, output: 100_000, cacheRead: 0, cacheWrite: 0 })).toBeCloseTo(3 + 1.5, 6);

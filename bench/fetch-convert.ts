@@ -5,7 +5,7 @@
  * as far as the call reads, so the first part of a 5 MiB page stays cheap.
  * Usage: bun bench/fetch-convert.ts   (or deno run -A bench/fetch-convert.ts)
  */
-import { htmlToMarkdown } from "../src/tools/html-to-markdown.ts";
+import { htmlToMarkdown } from "../src/tools/web/html-to-markdown.ts";
 
 const paragraph = '<p>Some text with <a href="/docs/page">a link</a> and <code>code()</code> in it.</p>\n';
 const page = (bytes: number) =>

@@ -57,7 +57,7 @@ const LAYOUT = {
     http: ["http-idle-connections", "http-transport", "sdk-server"],
     handlers: ["auth-methods", "config-options", "session-access", "session-handlers"],
     params: ["image-data", "initialize-params", "own-params", "prompt-content", "steering-params"],
-    client: ["ask-user", "bounded-client-request", "client-turn", "client-workspace", "question-form"],
+    client: ["ask-user", "bounded-client-request", "client-turn", "client-workspace", "question-form", "terminal-new-text"],
     updates: ["prepared-update", "projection", "session-announce", "session-client", "session-replay", "turn-usage"],
   },
   "src/tools": {

@@ -3,15 +3,15 @@
  * acp-edge supports, sharing the process's services.
  * @module
  */
-import { guardConnection, type GuardedConnection, type GuardOptions, type MessageStreamPair } from "./connection-guard.ts";
-import { redactOutbound } from "./outbound-redaction.ts";
-import { cancelInOrder } from "./cancel-in-order.ts";
-import { newConnectionState, type ConnectionState, type SessionScope } from "./connection-state.ts";
+import { guardConnection, type GuardedConnection, type GuardOptions, type MessageStreamPair } from "./connection/connection-guard.ts";
+import { redactOutbound } from "./connection/outbound-redaction.ts";
+import { cancelInOrder } from "./connection/cancel-in-order.ts";
+import { newConnectionState, type ConnectionState, type SessionScope } from "./connection/connection-state.ts";
 import { cancelTurnsOf, detachClient } from "../sessions/session-attach.ts";
-import { deferHandlers } from "./deferred-handlers.ts";
+import { deferHandlers } from "./connection/deferred-handlers.ts";
 import { registerInitialize } from "./handlers/initialize.ts";
-import { warmUpAfterInitialize } from "./idle-warm-up.ts";
-import { protocolHandlers } from "./protocol-handlers.ts";
+import { warmUpAfterInitialize } from "./connection/idle-warm-up.ts";
+import { protocolHandlers } from "./connection/protocol-handlers.ts";
 import { acp, type AgentApp, type AgentConnection, type Stream } from "./sdk.ts";
 import type { AgentServices } from "../sessions/services.ts";
 
@@ -52,7 +52,7 @@ export function createAgentApp(
     initialized: (requestId) => guard.afterAnswer(requestId, () => warmUpAfterInitialize(deferred.prepare)),
   });
   const deferred = deferHandlers(handlers, async () => {
-    const { registerSessionHandlers } = await import("./session-handlers.ts");
+    const { registerSessionHandlers } = await import("./handlers/session-handlers.ts");
     return (recorder) => registerSessionHandlers(recorder, services, state);
   });
   registerInitialize(handlers, services, state);

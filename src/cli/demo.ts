@@ -4,7 +4,7 @@
  * current project — with the scripted `faux` model, printed readably.
  * @module
  */
-import { runInProcessConversation } from "../acp/in-process-client.ts";
+import { runInProcessConversation } from "../acp/connection/in-process-client.ts";
 import { serveConnection } from "../acp/agent-app.ts";
 import type { SessionUpdate } from "../acp/sdk.ts";
 import type { FauxStep } from "../models/faux-script.ts";

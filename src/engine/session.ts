@@ -6,7 +6,7 @@
  */
 import { callCost, contextTokens } from "../models/cost.ts";
 import type { ImagePart, ModelClient, ModelMessage, TextPart, ThinkingLevel, Usage } from "../models/types.ts";
-import { BackgroundCommands } from "../tools/background-commands.ts";
+import { BackgroundCommands } from "../tools/shell/background-commands.ts";
 import type { ToolDefinition, Workspace } from "../tools/types.ts";
 import { compactHistory, type CompactionBudget, type CompactionOutcome } from "./compaction.ts";
 import type { EventSink, StopReason } from "./events.ts";

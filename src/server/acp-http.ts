@@ -8,7 +8,7 @@
  * @module
  */
 import type { Handler } from "hono";
-import type { HttpTransport } from "../acp/http-transport.ts";
+import type { HttpTransport } from "../acp/http/http-transport.ts";
 import { isAuthorizedByHeader } from "./bearer.ts";
 import { readBoundedBody } from "./bounded-body.ts";
 import { jsonError, unauthorized } from "./http-errors.ts";

@@ -8,7 +8,7 @@
  */
 import { Hono, type Context } from "hono";
 import { cors } from "hono/cors";
-import type { HttpTransport } from "../acp/http-transport.ts";
+import type { HttpTransport } from "../acp/http/http-transport.ts";
 import type { AgentServices } from "../sessions/services.ts";
 import { PACKAGE_VERSION } from "../config/version.ts";
 import type { WebSocketUpgrader } from "../runtime/websocket/websocket-types.ts";

@@ -9,7 +9,7 @@
  */
 import type { Hono } from "hono";
 import { checkApiToken } from "../config/api-token.ts";
-import { createHttpTransport } from "../acp/http-transport.ts";
+import { createHttpTransport } from "../acp/http/http-transport.ts";
 import type { AgentServices } from "../sessions/services.ts";
 import { createUpgrader, nativeKind } from "../runtime/websocket/websocket-upgrader.ts";
 import type { ServerKind } from "../runtime/websocket/websocket-types.ts";

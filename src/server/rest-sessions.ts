@@ -7,7 +7,7 @@
  */
 import { Hono } from "hono";
 import * as v from "valibot";
-import { newSessionId } from "../sessions/open-session.ts";
+import { newSessionId } from "../sessions/lifecycle/open-session.ts";
 import type { AgentServices } from "../sessions/services.ts";
 import { statOrUndefined } from "../runtime/files/fs.ts";
 import { isAbsolute } from "../runtime/files/path.ts";

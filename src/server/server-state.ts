@@ -4,7 +4,7 @@
  * which sessions have `/apc` clients, and whether it still accepts work.
  * @module
  */
-import type { HttpTransport } from "../acp/http-transport.ts";
+import type { HttpTransport } from "../acp/http/http-transport.ts";
 import type { WebSocketStream } from "../transport/websocket-stream.ts";
 import { deadlineInBackground } from "../runtime/timers.ts";
 import { jsonError } from "./http-errors.ts";

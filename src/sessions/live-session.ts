@@ -17,18 +17,18 @@ import type { AgentSession, SessionTotals, TurnOptions } from "../engine/session
 import type { ImagePart, ModelClient, ModelMessage, TextPart, ThinkingLevel } from "../models/types.ts";
 import type { Grant } from "../permissions/grants.ts";
 import type { McpConnections } from "../tools/mcp/connections.ts";
-import type { BackgroundCommandInfo } from "../tools/background-commands.ts";
+import type { BackgroundCommandInfo } from "../tools/shell/background-commands.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { log } from "../runtime/log.ts";
 import { contentChars } from "../engine/steering-inbox.ts";
-import { fitsQueue, PROMPT_QUEUE_CHARS, PROMPT_QUEUE_LIMIT } from "./prompt-queue.ts";
-import type { PromptTemplate } from "./prompt-templates.ts";
-import type { Skill } from "./skills.ts";
-import type { AgentFile } from "./agent-files.ts";
-import type { SessionRecorder } from "./session-recorder.ts";
+import { fitsQueue, PROMPT_QUEUE_CHARS, PROMPT_QUEUE_LIMIT } from "./turns/prompt-queue.ts";
+import type { PromptTemplate } from "./setup/prompt-templates.ts";
+import type { Skill } from "./setup/skills.ts";
+import type { AgentFile } from "./setup/agent-files.ts";
+import type { SessionRecorder } from "./journal/session-recorder.ts";
 import { SessionError } from "./session-error.ts";
-import type { TurnClaim } from "./turn-claim.ts";
-import { TurnSlot, type ClaimRequest } from "./turn-slot.ts";
+import type { TurnClaim } from "./turns/turn-claim.ts";
+import { TurnSlot, type ClaimRequest } from "./turns/turn-slot.ts";
 
 /** What a session tells its clients outside the engine's turn events. */
 export type SessionNews =

@@ -9,8 +9,8 @@ import type { ContextFile } from "../engine/context-files.ts";
 import { buildSystemPrompt, type SkillSummary } from "../engine/system-prompt.ts";
 import { builtinTools } from "../tools/builtin.ts";
 import { SKILL_TOOL_PROMPT } from "../tools/skill.ts";
-import { TASK_TOOL_PROMPT } from "../tools/task.ts";
-import type { Skill } from "./skills.ts";
+import { TASK_TOOL_PROMPT } from "../tools/delegation/task.ts";
+import type { Skill } from "./setup/skills.ts";
 
 /** Skills named to the model at most; the rest can still be run as commands. */
 const MAX_LISTED_SKILLS = 100;

@@ -6,11 +6,11 @@
  */
 import { createBuiltinTools } from "../tools/builtin.ts";
 import { createSkillTool } from "../tools/skill.ts";
-import { createTaskTool, MAX_LISTED_AGENTS } from "../tools/task.ts";
+import { createTaskTool, MAX_LISTED_AGENTS } from "../tools/delegation/task.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { LiveSession } from "./live-session.ts";
 import { listedSkills } from "./session-system-prompt.ts";
-import { loadSkill } from "./skill-loading.ts";
+import { loadSkill } from "./setup/skill-loading.ts";
 
 const skillTools = new WeakMap<LiveSession, ToolDefinition>();
 const builtinsOf = new WeakMap<LiveSession, ToolDefinition[]>();

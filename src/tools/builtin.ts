@@ -3,18 +3,18 @@
  * Approval modes and rules decide which of them may run without asking.
  * @module
  */
-import { bashTool } from "./bash.ts";
-import { bashOutputTool } from "./bash-output.ts";
-import { bashStopTool } from "./bash-stop.ts";
-import { editTool } from "./edit.ts";
-import { createFetchTool } from "./fetch.ts";
-import { findTool } from "./find.ts";
-import { grepTool } from "./grep.ts";
-import { lsTool } from "./ls.ts";
+import { bashTool } from "./shell/bash.ts";
+import { bashOutputTool } from "./shell/bash-output.ts";
+import { bashStopTool } from "./shell/bash-stop.ts";
+import { editTool } from "./files/edit.ts";
+import { createFetchTool } from "./web/fetch.ts";
+import { findTool } from "./search/find.ts";
+import { grepTool } from "./search/grep.ts";
+import { lsTool } from "./files/ls.ts";
 import { planTool } from "./plan.ts";
-import { readTool } from "./read.ts";
+import { readTool } from "./files/read.ts";
 import type { ToolDefinition } from "./types.ts";
-import { writeTool } from "./write.ts";
+import { writeTool } from "./files/write.ts";
 
 /** The built-in tools, with a `fetch` that may also reach `allowHosts` (the user's `fetch.allowHosts`). */
 export function createBuiltinTools(allowHosts: readonly string[]): ToolDefinition[] {

@@ -3,8 +3,8 @@
  * @module
  */
 import { readFileBytes, readFileHead, readTextFile, realPath, stat, writeFileAtomic } from "../runtime/files/fs.ts";
-import { runLocalCommand } from "./local-exec.ts";
-import { startLocalBackground } from "./local-background.ts";
+import { runLocalCommand } from "./shell/local-exec.ts";
+import { startLocalBackground } from "./shell/local-background.ts";
 import { resolve } from "../runtime/files/path.ts";
 import type { Workspace } from "./types.ts";
 

@@ -17,7 +17,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { walkFiles } from "../../src/tools/file-walker.ts";
+import { walkFiles } from "../../src/tools/search/file-walker.ts";
 import { Prng } from "./transport-prng.ts";
 
 /** One generated repository. */

@@ -14,9 +14,9 @@
  * and reported with the seed and case number that replay it.
  */
 import { existsSync, rmSync, writeFileSync } from "node:fs";
-import { checkEntry } from "../../src/sessions/session-entry-check.ts";
-import { replayUpdates } from "../../src/acp/session-replay.ts";
-import { restoreState } from "../../src/sessions/session-restore.ts";
+import { checkEntry } from "../../src/sessions/journal/session-entry-check.ts";
+import { replayUpdates } from "../../src/acp/updates/session-replay.ts";
+import { restoreState } from "../../src/sessions/journal/session-restore.ts";
 import { createJsonlStore } from "../../src/store/jsonl-store.ts";
 import { StoreError, type SessionStore } from "../../src/store/types.ts";
 // The SDK's own schema for `session/update`, to hold every replayed update to the protocol (not a public export).

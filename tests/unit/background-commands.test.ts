@@ -7,11 +7,11 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BackgroundCommands, MAX_BACKGROUND_COMMANDS } from "../../src/tools/background-commands.ts";
+import { BackgroundCommands, MAX_BACKGROUND_COMMANDS } from "../../src/tools/shell/background-commands.ts";
 import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
 import { DEFAULT_MAX_BYTES } from "../../src/tools/truncate.ts";
 import { ToolError, type BackgroundProcess, type Workspace } from "../../src/tools/types.ts";
-import { UnreadOutput } from "../../src/tools/unread-output.ts";
+import { UnreadOutput } from "../../src/tools/shell/unread-output.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 import { processesWithEnv } from "../helpers/processes.ts";
 

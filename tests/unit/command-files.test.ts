@@ -12,9 +12,9 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveAreas } from "../../src/runtime/files/confined-file.ts";
-import { readSetup } from "../../src/sessions/session-setup.ts";
-import { setupPlaces } from "../../src/sessions/setup-places.ts";
-import { availableCommands, fileCommands } from "../../src/sessions/slash-commands.ts";
+import { readSetup } from "../../src/sessions/setup/session-setup.ts";
+import { setupPlaces } from "../../src/sessions/setup/setup-places.ts";
+import { availableCommands, fileCommands } from "../../src/sessions/commands/slash-commands.ts";
 import { makeSandbox, type Sandbox } from "../helpers/agent-process.ts";
 
 const OUTSIDE = "OUTSIDE-MARKER-51c2";

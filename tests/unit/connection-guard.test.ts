@@ -4,7 +4,7 @@
  * that does not come, and must keep what is not JSON-RPC away from the SDK.
  */
 import { describe, expect, test } from "bun:test";
-import { guardConnection } from "../../src/acp/connection-guard.ts";
+import { guardConnection } from "../../src/acp/connection/connection-guard.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 
 type Message = Record<string, unknown>;

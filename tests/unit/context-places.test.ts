@@ -11,7 +11,7 @@ import { chownSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { contextPlaces, loadContextFiles } from "../../src/engine/context-files.ts";
 import { resolveAreas } from "../../src/runtime/files/confined-file.ts";
-import { userInstructionFolders } from "../../src/sessions/setup-places.ts";
+import { userInstructionFolders } from "../../src/sessions/setup/setup-places.ts";
 import { repositoryRoot } from "../../src/runtime/files/repository-root.ts";
 import { makeSandbox, type Sandbox } from "../helpers/agent-process.ts";
 

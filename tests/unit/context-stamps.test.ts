@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { contextPlaces, loadContextFiles, stampContext } from "../../src/engine/context-files.ts";
 import { pathsChanged } from "../../src/runtime/files/path-stamps.ts";
 import { resolveAreas } from "../../src/runtime/files/confined-file.ts";
-import { userInstructionFolders } from "../../src/sessions/setup-places.ts";
+import { userInstructionFolders } from "../../src/sessions/setup/setup-places.ts";
 import { makeSandbox, type Sandbox } from "../helpers/agent-process.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

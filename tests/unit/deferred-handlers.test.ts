@@ -4,9 +4,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk";
-import { newConnectionState } from "../../src/acp/connection-state.ts";
-import { DEFERRED_NOTIFICATIONS, DEFERRED_REQUESTS, deferHandlers, type RegisterHandlers } from "../../src/acp/deferred-handlers.ts";
-import { registerSessionHandlers } from "../../src/acp/session-handlers.ts";
+import { newConnectionState } from "../../src/acp/connection/connection-state.ts";
+import { DEFERRED_NOTIFICATIONS, DEFERRED_REQUESTS, deferHandlers, type RegisterHandlers } from "../../src/acp/connection/deferred-handlers.ts";
+import { registerSessionHandlers } from "../../src/acp/handlers/session-handlers.ts";
 import type { AgentServices } from "../../src/sessions/services.ts";
 
 /** An agent app with `initialize` and the deferred methods; `load` supplies their real handlers. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { countOccurrences, createMatcher, findText, normalizeForMatch } from "../../src/tools/edit-match.ts";
-import { detectLineEnding, inFileFormat, stripBom, toMatchable } from "../../src/tools/text-format.ts";
+import { countOccurrences, createMatcher, findText, normalizeForMatch } from "../../src/tools/files/edit-match.ts";
+import { detectLineEnding, inFileFormat, stripBom, toMatchable } from "../../src/tools/files/text-format.ts";
 
 /** Replaces a unique match in `content`, the way edit does. */
 function replace(content: string, needle: string, replacement: string): string {

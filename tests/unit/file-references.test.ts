@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveAreas } from "../../src/runtime/files/confined-file.ts";
-import { embedReferences, fileReferences } from "../../src/sessions/file-references.ts";
+import { embedReferences, fileReferences } from "../../src/sessions/setup/file-references.ts";
 import { makeSandbox, type Sandbox } from "../helpers/agent-process.ts";
 
 const OUTSIDE = "OUTSIDE-MARKER-e19d";

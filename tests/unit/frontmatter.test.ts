@@ -7,7 +7,7 @@
  * seeded fuzzer checks the same on random blocks.
  */
 import { describe, expect, test } from "bun:test";
-import { readFrontmatter } from "../../src/sessions/frontmatter.ts";
+import { readFrontmatter } from "../../src/sessions/setup/frontmatter.ts";
 
 const wrap = (block: string, body = "BODY\n") => `---\n${block}\n---\n${body}`;
 

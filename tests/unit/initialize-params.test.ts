@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { zInitializeRequest } from "../../node_modules/@agentclientprotocol/sdk/dist/v1/schema/zod.gen.js";
-import { parseInitializeParams } from "../../src/acp/initialize-params.ts";
+import { parseInitializeParams } from "../../src/acp/params/initialize-params.ts";
 
 const code = (fn: () => unknown): number | undefined => {
   try {

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { buildSync } from "esbuild";
 import { registerSecret } from "../../src/runtime/secrets.ts";
-import { DeltaThrottle, MAX_DELTA_BYTES, runLocalCommand, type LocalExecOptions } from "../../src/tools/local-exec.ts";
-import type { OutputBuffer } from "../../src/tools/output-buffer.ts";
+import { DeltaThrottle, MAX_DELTA_BYTES, runLocalCommand, type LocalExecOptions } from "../../src/tools/shell/local-exec.ts";
+import type { OutputBuffer } from "../../src/tools/shell/output-buffer.ts";
 import { utf8Length } from "../../src/tools/truncate.ts";
 import type { ExecRequest } from "../../src/tools/types.ts";
 

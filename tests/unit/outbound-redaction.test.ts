@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { redactMessage } from "../../src/acp/outbound-redaction.ts";
-import { bounded } from "../../src/acp/projection.ts";
+import { redactMessage } from "../../src/acp/connection/outbound-redaction.ts";
+import { bounded } from "../../src/acp/updates/projection.ts";
 import { titleFromPrompt } from "../../src/sessions/live-title.ts";
 import { registerSecret } from "../../src/runtime/secrets.ts";
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import type { TempFile } from "../../src/runtime/files/temp-file.ts";
-import { OutputBuffer } from "../../src/tools/output-buffer.ts";
+import { OutputBuffer } from "../../src/tools/shell/output-buffer.ts";
 import { DEFAULT_MAX_BYTES, truncateTail } from "../../src/tools/truncate.ts";
 
 const created: string[] = [];

@@ -4,7 +4,7 @@
  * whether its turn came or it was dropped.
  */
 import { describe, expect, test } from "bun:test";
-import { PromptQueue, type Waiting } from "../../src/sessions/prompt-queue.ts";
+import { PromptQueue, type Waiting } from "../../src/sessions/turns/prompt-queue.ts";
 
 function entry(clientId: string, size = 1): Waiting & { outcomes: boolean[] } {
   const outcomes: boolean[] = [];

@@ -10,8 +10,8 @@ import { ROOT } from "../helpers/agent-process.ts";
 test("an engine used before loadSearchEngines() fails clearly; after it, it works", () => {
   // In a fresh process: in this one, other tests may have loaded the engines already.
   const script = `
-    import { searchEngines, loadSearchEngines } from ${JSON.stringify(join(ROOT, "src", "tools", "search-engines.ts"))};
-    import { compileLinearRegex } from ${JSON.stringify(join(ROOT, "src", "tools", "linear-regex.ts"))};
+    import { searchEngines, loadSearchEngines } from ${JSON.stringify(join(ROOT, "src", "tools", "search", "search-engines.ts"))};
+    import { compileLinearRegex } from ${JSON.stringify(join(ROOT, "src", "tools", "search", "linear-regex.ts"))};
     let before = "";
     try { compileLinearRegex("a+", {}); } catch (error) { before = error.message; }
     await loadSearchEngines();

@@ -4,13 +4,13 @@
  * view; a client that fails is dropped while the others carry on.
  */
 import { describe, expect, test } from "bun:test";
-import { newConnectionState } from "../../src/acp/connection-state.ts";
-import { sessionClient } from "../../src/acp/session-client.ts";
+import { newConnectionState } from "../../src/acp/connection/connection-state.ts";
+import { sessionClient } from "../../src/acp/updates/session-client.ts";
 import type { AgentContext, ClientCapabilities } from "../../src/acp/sdk.ts";
 import { registerSecret } from "../../src/runtime/secrets.ts";
 import type { AgentSession } from "../../src/engine/session.ts";
 import { LiveSession } from "../../src/sessions/live-session.ts";
-import type { SessionRecorder } from "../../src/sessions/session-recorder.ts";
+import type { SessionRecorder } from "../../src/sessions/journal/session-recorder.ts";
 import type { AgentServices } from "../../src/sessions/services.ts";
 import { broadcast } from "../../src/sessions/session-broadcast.ts";
 import { sessionEmitter } from "../../src/sessions/session-emitter.ts";

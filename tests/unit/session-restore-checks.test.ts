@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { checkEntry, undamagedEntries } from "../../src/sessions/session-entry-check.ts";
-import { MAX_ENTRY_DEPTH } from "../../src/sessions/session-entry-schemas.ts";
-import { replayUpdates } from "../../src/acp/session-replay.ts";
-import { restoreState } from "../../src/sessions/session-restore.ts";
+import { checkEntry, undamagedEntries } from "../../src/sessions/journal/session-entry-check.ts";
+import { MAX_ENTRY_DEPTH } from "../../src/sessions/journal/session-entry-schemas.ts";
+import { replayUpdates } from "../../src/acp/updates/session-replay.ts";
+import { restoreState } from "../../src/sessions/journal/session-restore.ts";
 import type { StoredEntry } from "../../src/store/types.ts";
 
 const user = (id: string, text: string): StoredEntry => ({ type: "message", messageId: id, message: { role: "user", content: [{ type: "text", text }] } });

@@ -5,8 +5,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { EngineEvent } from "../../src/engine/events.ts";
-import { SessionRecorder } from "../../src/sessions/session-recorder.ts";
-import { restoreState } from "../../src/sessions/session-restore.ts";
+import { SessionRecorder } from "../../src/sessions/journal/session-recorder.ts";
+import { restoreState } from "../../src/sessions/journal/session-restore.ts";
 import { createMemoryStore } from "../../src/store/memory-store.ts";
 
 const totals = { totals: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, requests: 0 } };

@@ -5,7 +5,7 @@
  * nothing but -32602 (or a parse) ever comes out.
  */
 import { describe, expect, test } from "bun:test";
-import { parseSteeringParams } from "../../src/acp/steering-params.ts";
+import { parseSteeringParams } from "../../src/acp/params/steering-params.ts";
 import { RequestError } from "../../src/acp/sdk.ts";
 
 const text = [{ type: "text", text: "hi" }];

@@ -5,8 +5,8 @@
  * lists take Claude Code's background-command tools by their names here.
  */
 import { describe, expect, test } from "bun:test";
-import { agentToolNames } from "../../src/sessions/agent-files.ts";
-import { createTaskTool, MAX_AGENT_LISTING_CHARS, MAX_LISTED_AGENTS, taskDescription, type SubagentProfile } from "../../src/tools/task.ts";
+import { agentToolNames } from "../../src/sessions/setup/agent-files.ts";
+import { createTaskTool, MAX_AGENT_LISTING_CHARS, MAX_LISTED_AGENTS, taskDescription, type SubagentProfile } from "../../src/tools/delegation/task.ts";
 import type { SubagentRequest, ToolContext, Workspace } from "../../src/tools/types.ts";
 
 const agent = (n: number, description = `does task number ${n}`): SubagentProfile => ({ name: `agent-${n}`, description, instructions: `INSTRUCTIONS-OF-${n}` });

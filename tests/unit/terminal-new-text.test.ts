@@ -4,7 +4,7 @@
  * that some may repeat), never silently lost.
  */
 import { describe, expect, test } from "bun:test";
-import { MAY_REPEAT_NOTE, newTerminalText, OVERLAP_CHARS, type SeenOutput } from "../../src/acp/terminal-new-text.ts";
+import { MAY_REPEAT_NOTE, newTerminalText, OVERLAP_CHARS, type SeenOutput } from "../../src/acp/client/terminal-new-text.ts";
 
 const none: SeenOutput = { text: "" };
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import { BashInput, bashTool, toToolResult } from "../../src/tools/bash.ts";
+import { BashInput, bashTool, toToolResult } from "../../src/tools/shell/bash.ts";
 import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
 import { ToolError, type ExecRequest, type ExecResult, type ToolReport, type ToolResult, type Workspace } from "../../src/tools/types.ts";
 

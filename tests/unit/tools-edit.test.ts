@@ -5,8 +5,8 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { firstText, makeToolSandbox, type ToolSandbox } from "../helpers/tool-sandbox.ts";
 import { rejection } from "../helpers/expect-error.ts";
-import { applyEdits, editTool, prepareEditArguments } from "../../src/tools/edit.ts";
-import { lockedPathCount, withFileLock } from "../../src/tools/file-lock.ts";
+import { applyEdits, editTool, prepareEditArguments } from "../../src/tools/files/edit.ts";
+import { lockedPathCount, withFileLock } from "../../src/tools/files/file-lock.ts";
 import { ToolError, type ToolContext, type ToolResult, type Workspace } from "../../src/tools/types.ts";
 
 let sandbox: ToolSandbox;

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { registerSecret } from "../../src/runtime/secrets.ts";
-import { grepTool } from "../../src/tools/grep.ts";
+import { grepTool } from "../../src/tools/search/grep.ts";
 import { GREP_MAX_LINE_LENGTH } from "../../src/tools/truncate.ts";
 import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
 import { ToolError, type ToolResult, type Workspace } from "../../src/tools/types.ts";

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { walkFiles } from "../../src/tools/file-walker.ts";
-import { findTool } from "../../src/tools/find.ts";
+import { walkFiles } from "../../src/tools/search/file-walker.ts";
+import { findTool } from "../../src/tools/search/find.ts";
 import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
-import { lsTool } from "../../src/tools/ls.ts";
+import { lsTool } from "../../src/tools/files/ls.ts";
 import { builtinTools } from "../../src/tools/builtin.ts";
 import { ToolError, type ToolResult, type Workspace } from "../../src/tools/types.ts";
 

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, truncateSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
-import { readTool } from "../../src/tools/read.ts";
+import { readTool } from "../../src/tools/files/read.ts";
 import { truncateHead, truncateLine, truncateTail } from "../../src/tools/truncate.ts";
 import { ToolError, type ToolResult, type Workspace } from "../../src/tools/types.ts";
 

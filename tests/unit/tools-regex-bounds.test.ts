@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findTool } from "../../src/tools/find.ts";
-import { GREP_LINE_COST_BUDGET, grepTool } from "../../src/tools/grep.ts";
-import { compileLinearRegex } from "../../src/tools/linear-regex.ts";
-import { loadSearchEngines } from "../../src/tools/search-engines.ts";
+import { findTool } from "../../src/tools/search/find.ts";
+import { GREP_LINE_COST_BUDGET, grepTool } from "../../src/tools/search/grep.ts";
+import { compileLinearRegex } from "../../src/tools/search/linear-regex.ts";
+import { loadSearchEngines } from "../../src/tools/search/search-engines.ts";
 import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
 import type { ToolResult, Workspace } from "../../src/tools/types.ts";
 

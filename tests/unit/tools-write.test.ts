@@ -25,7 +25,7 @@ import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
 import { firstText, makeToolSandbox, type ToolSandbox } from "../helpers/tool-sandbox.ts";
 import { rejection } from "../helpers/expect-error.ts";
 import { ToolError, type ToolContext, type ToolResult, type Workspace } from "../../src/tools/types.ts";
-import { writeTool } from "../../src/tools/write.ts";
+import { writeTool } from "../../src/tools/files/write.ts";
 
 let sandbox: ToolSandbox;
 let base: string;

@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { askRulesFor, createWalkFilter } from "../../src/permissions/walk-filter.ts";
 import type { PermissionRule } from "../../src/config/settings-schema.ts";
-import { walkFiles } from "../../src/tools/file-walker.ts";
-import { findTool } from "../../src/tools/find.ts";
-import { grepTool } from "../../src/tools/grep.ts";
+import { walkFiles } from "../../src/tools/search/file-walker.ts";
+import { findTool } from "../../src/tools/search/find.ts";
+import { grepTool } from "../../src/tools/search/grep.ts";
 import { createLocalWorkspace } from "../../src/tools/local-workspace.ts";
-import { lsTool } from "../../src/tools/ls.ts";
+import { lsTool } from "../../src/tools/files/ls.ts";
 import type { ToolContext, ToolResult, Workspace } from "../../src/tools/types.ts";
 
 let base: string;

@@ -7,8 +7,8 @@
  */
 import { ConfigError } from "../../config/settings.ts";
 import { AUTH_METHOD_IDS, authRequired, internalError, invalidParams } from "../errors.ts";
-import type { ConnectionState } from "../connection-state.ts";
-import type { HandlerApp } from "../protocol-handlers.ts";
+import type { ConnectionState } from "../connection/connection-state.ts";
+import type { HandlerApp } from "../connection/protocol-handlers.ts";
 import { methods } from "../sdk.ts";
 import type { AgentServices } from "../../sessions/services.ts";
 

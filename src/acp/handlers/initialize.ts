@@ -3,10 +3,10 @@
  * @module
  */
 import { PACKAGE_VERSION } from "../../config/version.ts";
-import { authMethodsFor } from "../auth-methods.ts";
-import type { ConnectionState } from "../connection-state.ts";
-import { parseInitializeParams } from "../initialize-params.ts";
-import type { HandlerApp } from "../protocol-handlers.ts";
+import { authMethodsFor } from "./auth-methods.ts";
+import type { ConnectionState } from "../connection/connection-state.ts";
+import { parseInitializeParams } from "../params/initialize-params.ts";
+import type { HandlerApp } from "../connection/protocol-handlers.ts";
 import { methods, PROTOCOL_VERSION, type InitializeResponse } from "../sdk.ts";
 import type { AgentServices } from "../../sessions/services.ts";
 

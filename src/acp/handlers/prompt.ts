@@ -11,19 +11,19 @@
 import { SessionBusyError } from "../../engine/session.ts";
 import { restoreInteractiveJit } from "../../runtime/host/jit-policy.ts";
 import { ModelError } from "../../models/types.ts";
-import { promptSession } from "../../sessions/prompt-session.ts";
+import { promptSession } from "../../sessions/turns/prompt-session.ts";
 import type { AgentServices } from "../../sessions/services.ts";
-import { clientTurnOptions } from "../client-turn.ts";
-import { eitherSignal } from "../either-signal.ts";
-import type { ConnectionState } from "../connection-state.ts";
+import { clientTurnOptions } from "../client/client-turn.ts";
+import { eitherSignal } from "../connection/either-signal.ts";
+import type { ConnectionState } from "../connection/connection-state.ts";
 import { internalError, protocolError, sessionBusy, toRequestError } from "../errors.ts";
-import { planPrompt } from "../prompt-content.ts";
-import { promptBudget } from "../../sessions/prompt-budget.ts";
-import type { HandlerApp } from "../protocol-handlers.ts";
+import { planPrompt } from "../params/prompt-content.ts";
+import { promptBudget } from "../../sessions/turns/prompt-budget.ts";
+import type { HandlerApp } from "../connection/protocol-handlers.ts";
 import { methods, type ContentBlock, type PromptResponse } from "../sdk.ts";
-import { attachedSession } from "../session-access.ts";
-import { cancelledSince } from "../cancel-in-order.ts";
-import { turnUsage } from "../turn-usage.ts";
+import { attachedSession } from "./session-access.ts";
+import { cancelledSince } from "../connection/cancel-in-order.ts";
+import { turnUsage } from "../updates/turn-usage.ts";
 
 /** The first text block of a prompt without attachments, which may be a slash command. */
 function slashText(prompt: readonly ContentBlock[]): string | undefined {

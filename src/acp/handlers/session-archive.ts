@@ -6,13 +6,13 @@
  * in this process (`open`) or only stored (`saved`), changing nothing.
  * @module
  */
-import { archiveSession, unarchiveSession } from "../../sessions/archive-session.ts";
+import { archiveSession, unarchiveSession } from "../../sessions/lifecycle/archive-session.ts";
 import type { AgentServices } from "../../sessions/services.ts";
 import { sessionStatus } from "../../sessions/session-status.ts";
-import type { ConnectionState } from "../connection-state.ts";
-import { ownParams, SessionIdParams } from "../own-params.ts";
-import type { HandlerApp } from "../protocol-handlers.ts";
-import { inScope } from "../session-access.ts";
+import type { ConnectionState } from "../connection/connection-state.ts";
+import { ownParams, SessionIdParams } from "../params/own-params.ts";
+import type { HandlerApp } from "../connection/protocol-handlers.ts";
+import { inScope } from "./session-access.ts";
 
 /** Registers `session/archive`, `session/unarchive` and `session/status`. */
 export function registerSessionArchive(app: HandlerApp, services: AgentServices, state: ConnectionState): void {

@@ -11,13 +11,13 @@ import * as v from "valibot";
 import { isApprovalMode } from "../../config/settings.ts";
 import type { AgentServices } from "../../sessions/services.ts";
 import { changeSetting } from "../../sessions/session-settings.ts";
-import { configOptions } from "../config-options.ts";
-import type { ConnectionState } from "../connection-state.ts";
+import { configOptions } from "./config-options.ts";
+import type { ConnectionState } from "../connection/connection-state.ts";
 import { invalidParams } from "../errors.ts";
-import type { HandlerApp } from "../protocol-handlers.ts";
-import { META, ownParams } from "../own-params.ts";
+import type { HandlerApp } from "../connection/protocol-handlers.ts";
+import { META, ownParams } from "../params/own-params.ts";
 import { methods } from "../sdk.ts";
-import { attachedSession } from "../session-access.ts";
+import { attachedSession } from "./session-access.ts";
 
 const SetModelParams = v.object({ sessionId: v.string(), modelId: v.string(), _meta: META });
 

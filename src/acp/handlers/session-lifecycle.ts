@@ -4,16 +4,16 @@
  * @module
  */
 import { AUTH_METHOD_ID, authRequired, invalidParams, sessionNotFound } from "../errors.ts";
-import type { ConnectionState } from "../connection-state.ts";
-import { sessionSettings } from "../config-options.ts";
-import type { HandlerApp } from "../protocol-handlers.ts";
+import type { ConnectionState } from "../connection/connection-state.ts";
+import { sessionSettings } from "./config-options.ts";
+import type { HandlerApp } from "../connection/protocol-handlers.ts";
 import { methods } from "../sdk.ts";
 import type { AgentServices } from "../../sessions/services.ts";
-import { announceSession } from "../session-announce.ts";
-import { sessionClient } from "../session-client.ts";
-import { deleteSession } from "../../sessions/delete-session.ts";
+import { announceSession } from "../updates/session-announce.ts";
+import { sessionClient } from "../updates/session-client.ts";
+import { deleteSession } from "../../sessions/lifecycle/delete-session.ts";
 import { detachClient } from "../../sessions/session-attach.ts";
-import { checkScope } from "../session-access.ts";
+import { checkScope } from "./session-access.ts";
 import { bindScopedSession } from "./session-stored.ts";
 
 /** Registers `session/new`, `session/close` and `session/delete`. */
@@ -24,7 +24,7 @@ export function registerSessionLifecycle(app: HandlerApp, services: AgentService
     }
     if (state.scope) return await bindScopedSession(services, state, { client, requestId }, params, { replay: false });
     // Loaded on first use: the engine, tools and prompt code are not needed to answer `initialize`.
-    const { startSession } = await import("../../sessions/start-session.ts");
+    const { startSession } = await import("../../sessions/lifecycle/start-session.ts");
     const live = await startSession(services, params, sessionClient(services, state, client));
     announceSession(state, requestId, client, live);
     return { sessionId: live.id, ...sessionSettings(live, services) };

@@ -7,12 +7,12 @@
  * @module
  */
 import * as v from "valibot";
-import { renameSession } from "../../sessions/rename-session.ts";
+import { renameSession } from "../../sessions/lifecycle/rename-session.ts";
 import type { AgentServices } from "../../sessions/services.ts";
-import type { ConnectionState } from "../connection-state.ts";
-import { META, ownParams } from "../own-params.ts";
-import type { HandlerApp } from "../protocol-handlers.ts";
-import { inScope } from "../session-access.ts";
+import type { ConnectionState } from "../connection/connection-state.ts";
+import { META, ownParams } from "../params/own-params.ts";
+import type { HandlerApp } from "../connection/protocol-handlers.ts";
+import { inScope } from "./session-access.ts";
 
 /** Titles are cut to 200 characters; what is read of a longer one is bounded before it is normalized. */
 const SetTitleParams = v.object({ sessionId: v.string(), title: v.pipe(v.string(), v.maxLength(64 * 1024, "title is over 64 KiB")), _meta: META });

@@ -6,22 +6,22 @@
  */
 import * as v from "valibot";
 import type { StoredEntry } from "../../store/types.ts";
-import { forkSession } from "../../sessions/start-session.ts";
-import { joinSession, type JoinRequest } from "../../sessions/join-session.ts";
+import { forkSession } from "../../sessions/lifecycle/start-session.ts";
+import { joinSession, type JoinRequest } from "../../sessions/lifecycle/join-session.ts";
 import type { LiveSession } from "../../sessions/live-session.ts";
 import type { AgentServices } from "../../sessions/services.ts";
 import { storeFailure } from "../../sessions/session-error.ts";
-import { sessionSettings } from "../config-options.ts";
-import type { ConnectionState } from "../connection-state.ts";
+import { sessionSettings } from "./config-options.ts";
+import type { ConnectionState } from "../connection/connection-state.ts";
 import { invalidParams } from "../errors.ts";
-import { META, ownParams } from "../own-params.ts";
+import { META, ownParams } from "../params/own-params.ts";
 import { isArchiveFilter } from "../../store/archive-marker.ts";
-import type { JsonRpcId } from "../jsonrpc-envelope.ts";
-import type { HandlerApp } from "../protocol-handlers.ts";
+import type { JsonRpcId } from "../connection/jsonrpc-envelope.ts";
+import type { HandlerApp } from "../connection/protocol-handlers.ts";
 import { methods, type AgentContext } from "../sdk.ts";
-import { announceSession } from "../session-announce.ts";
-import { joiningSessionClient, sessionClient } from "../session-client.ts";
-import { replayUpdates } from "../session-replay.ts";
+import { announceSession } from "../updates/session-announce.ts";
+import { joiningSessionClient, sessionClient } from "../updates/session-client.ts";
+import { replayUpdates } from "../updates/session-replay.ts";
 
 const ForkParams = v.object({
   sessionId: v.string(),

@@ -10,16 +10,16 @@
  */
 import { restoreInteractiveJit } from "../../runtime/host/jit-policy.ts";
 import type { AgentServices } from "../../sessions/services.ts";
-import { steerSession } from "../../sessions/steer-session.ts";
-import { clientTurnOptions } from "../client-turn.ts";
-import type { ConnectionState } from "../connection-state.ts";
-import { eitherSignal } from "../either-signal.ts";
-import { planPrompt } from "../prompt-content.ts";
-import { promptBudget } from "../../sessions/prompt-budget.ts";
-import type { HandlerApp } from "../protocol-handlers.ts";
+import { steerSession } from "../../sessions/turns/steer-session.ts";
+import { clientTurnOptions } from "../client/client-turn.ts";
+import type { ConnectionState } from "../connection/connection-state.ts";
+import { eitherSignal } from "../connection/either-signal.ts";
+import { planPrompt } from "../params/prompt-content.ts";
+import { promptBudget } from "../../sessions/turns/prompt-budget.ts";
+import type { HandlerApp } from "../connection/protocol-handlers.ts";
 import { RequestError } from "../sdk.ts";
-import { attachedSession } from "../session-access.ts";
-import { parseSteeringParams } from "../steering-params.ts";
+import { attachedSession } from "./session-access.ts";
+import { parseSteeringParams } from "../params/steering-params.ts";
 
 /** The extension's method name. */
 export const STEERING_METHOD = "_session/steering";

@@ -4,7 +4,7 @@
  * wrong becomes an outcome the caller turns into a block message.
  * @module
  */
-import { boundedClientRequest } from "../bounded-client-request.ts";
+import { boundedClientRequest } from "../client/bounded-client-request.ts";
 import { methods, type AgentContext, type PermissionOption, type ToolCallUpdate } from "../sdk.ts";
 
 export type AskOutcome =

@@ -6,9 +6,9 @@
 import type { AuthorizationRequest, Authorization, ToolAuthorizer } from "../../engine/tool-call.ts";
 import type { AgentContext, PermissionOption, ToolCallUpdate } from "../sdk.ts";
 import type { LiveSession } from "../../sessions/live-session.ts";
-import { answerTimeoutMs } from "../bounded-client-request.ts";
+import { answerTimeoutMs } from "../client/bounded-client-request.ts";
 import { askClient } from "./ask-client.ts";
-import { PARENT_META_KEY } from "../projection.ts";
+import { PARENT_META_KEY } from "../updates/projection.ts";
 import { evaluatePolicy } from "../../permissions/policy.ts";
 import type { Grant } from "../../permissions/grants.ts";
 import { askRulesFor, createWalkFilter } from "../../permissions/walk-filter.ts";

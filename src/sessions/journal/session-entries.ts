@@ -1,0 +1,51 @@
+/**
+ * What acp-edge writes into a session's journal: the payloads of the store's
+ * generic entries (see docs/storage.md). Each entry records a step as it
+ * completes; together they rebuild the conversation, its settings and what
+ * the editor was shown.
+ * @module
+ */
+import type { ApprovalMode } from "../../config/settings-schema.ts";
+import type { ModelMessage, ThinkingLevel } from "../../models/types.ts";
+import type { FileDiff, PlanEntry, ToolKind, ToolLocation, ToolOutputPart } from "../../tools/types.ts";
+import type { Grant } from "../../permissions/grants.ts";
+
+export type SessionEntry =
+  /** A message of the conversation (user prompt, assistant reply, tool result). */
+  | { type: "message"; messageId: string; message: ModelMessage }
+  /** A tool call as the editor was shown it. */
+  | {
+      type: "tool_call";
+      toolCallId: string;
+      toolName: string;
+      title: string;
+      kind: ToolKind;
+      locations: ToolLocation[];
+      input: unknown;
+      /** A subagent's call: the `task` call that ran it. */
+      parentToolCallId?: string;
+    }
+  /** How a tool call ended. */
+  | {
+      type: "tool_result";
+      toolCallId: string;
+      status: "completed" | "failed";
+      content?: ToolOutputPart[];
+      locations?: ToolLocation[];
+      diff?: FileDiff;
+      details?: Record<string, unknown>;
+      exit?: { exitCode: number | null; signal: string | null };
+    }
+  /** Session settings; only the fields that changed. */
+  | { type: "config"; mode?: ApprovalMode; model?: string; thinking?: ThinkingLevel }
+  /** The session's title; null clears it. */
+  | { type: "title"; title: string | null }
+  /** An "always" answer of the user. */
+  | { type: "grant"; grant: Grant }
+  | { type: "plan"; entries: PlanEntry[] }
+  /** The last `messages` `message` entries left the conversation: their turn failed before the model accepted them. */
+  | { type: "retracted"; messages: number }
+  /** Messages before `keptFrom` (an index into all `message` entries) were replaced by `summary`. */
+  | { type: "compaction"; summary: string; keptFrom: number; tokensBefore: number }
+  /** After each model call: context size and the session's totals. */
+  | { type: "usage"; used: number; size: number; cost?: number; input: number; output: number; cacheRead: number; cacheWrite: number };

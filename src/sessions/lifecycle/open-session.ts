@@ -1,0 +1,163 @@
+/**
+ * Building a live session: check the directories, read the project's
+ * settings, pick the model, and assemble the engine session with its
+ * workspace, tools, system prompt and journal. Used for new sessions and for
+ * stored ones brought back (load, resume, fork).
+ * @module
+ */
+import { nanoid } from "nanoid";
+import { ConfigError, loadSettingsFor } from "../../config/settings.ts";
+import type { Settings } from "../../config/settings-schema.ts";
+import { compactionBudget } from "../../engine/compaction.ts";
+import { userAgentFolders } from "../../config/user-folders.ts";
+import { contextPlaces } from "../../engine/context-files.ts";
+import { AgentSession } from "../../engine/session.ts";
+import type { ModelRegistry } from "../../models/registry.ts";
+import type { ModelClient } from "../../models/types.ts";
+import { isAbsolute } from "../../runtime/files/path.ts";
+import { statOrUndefined } from "../../runtime/files/fs.ts";
+import type { SessionJournal } from "../../store/types.ts";
+import { builtinTools } from "../../tools/builtin.ts";
+import { createLocalWorkspace } from "../../tools/local-workspace.ts";
+import { contextNotice, readContext, trackContext } from "../session-context.ts";
+import { readSetup, trackSetup } from "../setup/session-setup.ts";
+import { sessionSystemPrompt } from "../session-system-prompt.ts";
+import { sessionTools } from "../session-tools.ts";
+import { setupPlaces, userInstructionFolders } from "../setup/setup-places.ts";
+import type { AgentServices } from "../services.ts";
+import { SessionRecorder } from "../journal/session-recorder.ts";
+import type { RestoredState } from "../journal/session-restore.ts";
+import { LiveSession } from "../live-session.ts";
+import { sessionEmitter } from "../session-emitter.ts";
+import { SessionError } from "../session-error.ts";
+
+/** What a live session is built from. */
+export interface OpenSessionRequest {
+  cwd: string;
+  additionalDirectories?: string[];
+  /** Id of a stored session being brought back; a new id is minted otherwise. */
+  id?: string;
+  /** State read back from the journal. */
+  restored?: RestoredState;
+  /** Creates (new session) or reopened (stored session) journal. */
+  journal: (id: string) => Promise<SessionJournal>;
+}
+
+const DEFAULT_MAX_TURN_REQUESTS = 50;
+
+/** A fresh session id (`sess_` and 21 random characters). */
+export function newSessionId(): string {
+  return `sess_${nanoid(21)}`;
+}
+
+/** Refuses a path that is not an absolute, existing directory, naming the field. */
+export async function checkDirectory(path: string, field: string): Promise<void> {
+  if (!isAbsolute(path)) throw new SessionError("invalid_params", `${field} must be an absolute path, got "${path}"`, { [field]: path });
+  const info = await statOrUndefined(path).catch(() => undefined);
+  if (!info) throw new SessionError("invalid_params", `${field} does not exist: ${path}`, { [field]: path });
+  if (!info.isDirectory) throw new SessionError("invalid_params", `${field} is not a directory: ${path}`, { [field]: path });
+}
+
+async function projectSettings(services: AgentServices, cwd: string, roots: readonly string[]): Promise<Settings> {
+  try {
+    const user = { ...services.config.settings, ...(services.options.approvalMode ? { approvalMode: services.options.approvalMode } : {}) };
+    return await loadSettingsFor(cwd, user, roots);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new SessionError("internal", `Project settings cannot be used: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Takes in a login or logout made since the last session opened (another process changed the files). */
+async function refreshCredentials(registry: ModelRegistry): Promise<void> {
+  try {
+    await registry.refresh();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new SessionError("internal", `Credentials cannot be read: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The stored model when it is still usable, else the default; notes what changed. */
+async function chooseModel(registry: ModelRegistry, preferred: string | undefined, stored: string | undefined, notices: string[]): Promise<ModelClient> {
+  await refreshCredentials(registry);
+  if (stored) {
+    const found = registry.find(stored);
+    if (!("kind" in found) && found.credential.ok) return await registry.createClient(found);
+    const why = "kind" in found ? found.message : found.credential.ok ? "unavailable" : found.credential.hint;
+    notices.push(`The session's model ${stored} is not available here (${why}).`);
+  }
+  const choice = registry.pickDefault(preferred);
+  if ("kind" in choice) throw choice.kind === "auth" ? new SessionError("auth_required", choice.message) : new SessionError("internal", `Cannot choose a model: ${choice.message}`);
+  if (stored) notices.push(`Continuing with ${choice.spec}.`);
+  return await registry.createClient(choice);
+}
+
+/** Builds a live session (not yet registered nor attached to any client). */
+export async function openSession(services: AgentServices, request: OpenSessionRequest): Promise<LiveSession> {
+  await checkDirectory(request.cwd, "cwd");
+  const extra = request.additionalDirectories ?? [];
+  for (const dir of extra) await checkDirectory(dir, "additionalDirectories");
+  const id = request.id ?? newSessionId();
+  // Saved command output lives with the session and is deleted with it.
+  const workspace = await createLocalWorkspace(request.cwd, extra, { outputDirectory: () => services.store.outputDirectory(id) });
+  const settings = await projectSettings(services, request.cwd, workspace.roots);
+  const restored = request.restored;
+  const notices: string[] = [];
+  const model = await chooseModel(services.registry, services.options.model ?? settings.defaultModel, restored?.model, notices);
+
+  const home = services.config.home;
+  const userFolders = userAgentFolders();
+  const [places, setupFolders] = await Promise.all([
+    contextPlaces(userInstructionFolders(home, userFolders), workspace.roots),
+    setupPlaces(home, request.cwd, workspace.roots, userFolders),
+  ]);
+  const [context, setup] = await Promise.all([readContext(places), readSetup(setupFolders)]);
+  notices.push(...context.skipped.map(contextNotice), ...setup.notices);
+  const date = new Date();
+  const systemPrompt = sessionSystemPrompt({ contextFiles: context.files, skills: setup.skills, cwd: request.cwd, additionalDirectories: extra, date });
+  const agent = new AgentSession({
+    id,
+    workspace,
+    // The skill tool is the session's own: offered once the session exists (below).
+    tools: builtinTools,
+    model,
+    thinking: restored?.thinking ?? settings.thinkingLevel ?? "medium",
+    systemPrompt,
+    maxTurnRequests: settings.maxTurnRequests ?? DEFAULT_MAX_TURN_REQUESTS,
+    compaction: compactionBudget(model.info.contextWindow, settings.compaction ?? {}),
+    ...(restored ? { history: restored.history } : {}),
+  });
+  if (restored?.usage) {
+    Object.assign(agent.totals, {
+      input: restored.usage.input,
+      output: restored.usage.output,
+      cacheRead: restored.usage.cacheRead,
+      cacheWrite: restored.usage.cacheWrite,
+      cost: restored.usage.cost,
+    });
+    agent.contextUsed = restored.usage.used;
+  }
+  // The mode the user chose in the session survives a reload.
+  const mode = restored?.mode ?? settings.approvalMode ?? "ask";
+  const journal = await request.journal(id);
+  const live = new LiveSession({
+    agent,
+    cwd: request.cwd,
+    additionalDirectories: extra,
+    settings,
+    mode,
+    grants: restored?.grants ?? [],
+    recorder: new SessionRecorder(journal, restored?.messageCount ?? 0, restored?.retracted ?? []),
+    templates: setup.templates,
+    skills: setup.skills,
+    agents: setup.agents,
+    notices,
+    emitterFor: sessionEmitter,
+    ...(restored?.title ? { title: restored.title } : {}),
+  });
+  trackContext(live, places, date, context);
+  trackSetup(live, setupFolders, setup);
+  live.offerTools(sessionTools(live));
+  return live;
+}

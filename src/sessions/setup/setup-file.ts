@@ -1,0 +1,80 @@
+/**
+ * One command file or `SKILL.md` as the session reads it: through the
+ * confined reader (inside the areas of its folder, a regular file, at most
+ * 64 KiB), redacted (its text reaches the editor and the model), split into
+ * frontmatter and body — and what its frontmatter asks for that acp-edge does
+ * not honour.
+ * @module
+ */
+import { describeSkip, readConfinedFile } from "../../runtime/files/confined-file.ts";
+import { redact } from "../../runtime/secrets.ts";
+import { readFrontmatter, type Frontmatter, type FrontmatterFields } from "./frontmatter.ts";
+
+/** A command file or skill larger than this is not read. */
+export const SETUP_FILE_BUDGET = 64 * 1024;
+/** Frontmatter fields that would grant tools, run hooks or switch the model in Claude Code: never honoured, always told. */
+const UNHONOURED_FIELDS = ["allowed-tools", "model", "hooks"];
+
+/** What a command file and a skill have in common: how the editor lists it, and what to tell about it. */
+export interface OfferedFile {
+  /** The command's name (and the skill's). */
+  name: string;
+  description: string;
+  /** What to type after `/name` (`argument-hint`). */
+  hint?: string;
+  /** The rank of the folder it came from (lower wins a name; see `setup-places.ts`). */
+  rank: number;
+  /** Frontmatter fields present that acp-edge does not honour, to tell the user once. */
+  ignored: string[];
+}
+
+/** What the folders of one kind gave: the items in rank order, notices, and what was read (for change stamps). */
+export interface LoadedSetup<T> {
+  items: T[];
+  notices: string[];
+  folders: string[];
+  files: string[];
+}
+
+/** The file split into frontmatter and body; or why it was not read (`missing`: there is no file at all). */
+export type SetupFileRead = { ok: true; parsed: Frontmatter } | { ok: false; missing: boolean; why: string };
+
+/** Reads one command file or `SKILL.md` that must lead into `areas` (named `areaName` in notices). */
+export async function readSetupFile(path: string, areas: readonly string[], areaName: string): Promise<SetupFileRead> {
+  const read = await readConfinedFile(path, { areas, budget: SETUP_FILE_BUDGET });
+  if (!read.ok) return { ok: false, missing: read.reason === "missing", why: describeSkip(read, areaName, SETUP_FILE_BUDGET) };
+  return { ok: true, parsed: await readFrontmatter(redact(read.text)) };
+}
+
+/**
+ * Reads a file a folder listing found, for `loaded`: stamped for change
+ * detection, and told (by path and reason) when it is there but not read.
+ * Undefined when it was not read.
+ */
+export async function readListedFile<T>(path: string, noun: string, areas: readonly string[], areaName: string, loaded: LoadedSetup<T>): Promise<Frontmatter | undefined> {
+  loaded.files.push(path);
+  const read = await readSetupFile(path, areas, areaName);
+  if (read.ok) return read.parsed;
+  if (!read.missing) loaded.notices.push(`${noun} ${path} was not read: ${read.why}.`);
+  return undefined;
+}
+
+/** Text shown on one line of a menu: runs of white space (new lines included) become one space. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** The fields of `fields` that are present and not honoured. */
+export function unhonoured(fields: FrontmatterFields): string[] {
+  return UNHONOURED_FIELDS.filter((name) => fields.has(name));
+}
+
+/** What the user is told, once, about a command file's or skill's fields that are not honoured and shell lines not run. */
+export function unhonouredNotice(name: string, path: string, fields: readonly string[], marksShell: boolean): string | undefined {
+  const parts: string[] = [];
+  if (fields.includes("allowed-tools")) parts.push("its allowed-tools grant nothing (the session's mode and permission rules decide every tool call)");
+  if (fields.includes("model")) parts.push("its model is not used (the session's model answers)");
+  if (fields.includes("hooks")) parts.push("its hooks are not run");
+  if (marksShell) parts.push("its !`…` shell lines are not run (the model gets them as text, with a note)");
+  return parts.length === 0 ? undefined : `/${name} (${path}): ${parts.join("; ")}.`;
+}

@@ -5,25 +5,12 @@
  * runtime globals only in src/runtime/, one name per idea).
  */
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
+import { programSources } from "../helpers/program-sources.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const RUNTIME = "src/runtime";
-
-/** Every TypeScript source of the program, as paths relative to the repository root. */
-function sources(): string[] {
-  const out: string[] = ["mod.ts"];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
-      const path = `${dir}/${entry.name}`;
-      if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith(".ts")) out.push(path);
-    }
-  };
-  walk("src");
-  return out.sort();
-}
 
 /** A layer row of the doc's table: its folder and what it may import. */
 interface LayerRow {
@@ -102,7 +89,7 @@ function importsOf(file: string): { files: string[]; runtimeFiles: string[]; pac
   return { files, runtimeFiles, packages };
 }
 
-const files = sources();
+const files = programSources(ROOT);
 const graph = new Map(files.map((file) => [file, importsOf(file)]));
 const doc = readFileSync(join(ROOT, "docs/architecture.md"), "utf8");
 const rows = layerTable(doc);
@@ -123,6 +110,12 @@ describe("architecture", () => {
       if (folder && (cells[2] ?? "").length > 0) named.set(folder, cells[2]!);
     }
     expect([...folders].filter((folder) => !named.has(folder)).sort()).toEqual([]);
+  });
+
+  test("no folder under src/ holds more than 25 source files directly", () => {
+    const counts = new Map<string, number>();
+    for (const file of files.filter((f) => f !== "mod.ts")) counts.set(dirname(file), (counts.get(dirname(file)) ?? 0) + 1);
+    expect([...counts].filter(([, count]) => count > 25).map(([folder, count]) => `${folder}: ${count}`)).toEqual([]);
   });
 
   test("every import follows the layer table", () => {

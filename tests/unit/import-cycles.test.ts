@@ -6,25 +6,12 @@
  * strongly connected group of files is reported, not only the first back edge.
  */
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
+import { programSources } from "../helpers/program-sources.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
-
-/** Every TypeScript source of the program (mod.ts and src/), relative to the repository root. */
-function sources(): string[] {
-  const out = ["mod.ts"];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
-      const path = `${dir}/${entry.name}`;
-      if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith(".ts")) out.push(path);
-    }
-  };
-  walk("src");
-  return out.sort();
-}
 
 /** The program files one file imports in any way, type-only and dynamic included. */
 function importsOf(file: string, known: Set<string>): string[] {
@@ -75,7 +62,7 @@ function circles(graph: Map<string, string[]>): string[][] {
 }
 
 describe("import circles", () => {
-  const files = sources();
+  const files = programSources(ROOT);
   const known = new Set(files);
   const graph = new Map(files.map((file) => [file, importsOf(file, known)]));
 

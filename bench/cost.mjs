@@ -7,13 +7,14 @@
 // and billed input against the same bodies uncached.
 // Usage: npm run bench:cost [-- --peers DIR]   (--peers reuses a folder where claude-agent-acp was
 // installed with `npm install --prefix DIR`; --no-peer skips it)
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { AnthropicCacheSim, billedInput } from "../tests/helpers/anthropic-cache-sim.ts";
 import { startFakeModelServer } from "../tests/helpers/fake-model-server.ts";
 import { benchEnv } from "./clean-env.mjs";
+import { startPeerAgent } from "./peer-client.mjs";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const args = process.argv.slice(2);
@@ -103,56 +104,12 @@ function claude(peer) {
 }
 
 // ---------- driving one agent over NDJSON ----------
-function startAgent(contender) {
-  const child = spawn(contender.command, contender.args, { cwd: project, env: benchEnv(contender.env), stdio: ["pipe", "pipe", "pipe"], detached: true });
-  let stderr = "";
-  child.stderr.setEncoding("utf8");
-  child.stderr.on("data", (d) => (stderr = (stderr + d).slice(-2000)));
-  const pending = new Map();
-  let buffer = "";
-  let nextId = 1;
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (chunk) => {
-    buffer += chunk;
-    for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
-      const line = buffer.slice(0, nl).trim();
-      buffer = buffer.slice(nl + 1);
-      if (!line) continue;
-      let message;
-      try {
-        message = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      if (message.method && message.id !== undefined) {
-        // Requests from the agent: allow what it asks permission for (reads), decline everything else.
-        const allow = message.params?.options?.find((o) => o.kind === "allow_always" || o.kind === "allow_once");
-        const result = message.method === "session/request_permission" && allow ? { result: { outcome: { outcome: "selected", optionId: allow.optionId } } } : { error: { code: -32601, message: "not supported" } };
-        child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...result }) + "\n");
-      } else if (!message.method && pending.has(message.id)) {
-        const { done, fail } = pending.get(message.id);
-        pending.delete(message.id);
-        if (message.error) fail(new Error(`${message.error.code}: ${message.error.message}`));
-        else done(message.result);
-      }
-    }
-  });
-  const exited = new Promise((r) => child.on("exit", (code, signal) => r({ code, signal })));
-  const request = (method, params, timeoutMs = 120_000) =>
-    new Promise((done, fail) => {
-      const id = nextId++;
-      const timer = setTimeout(() => fail(new Error(`${method}: no answer in ${timeoutMs / 1000} s`)), timeoutMs);
-      pending.set(id, { done: (v) => (clearTimeout(timer), done(v)), fail: (e) => (clearTimeout(timer), fail(e)) });
-      exited.then(({ code, signal }) => fail(new Error(`${method}: exited (${code ?? signal}) ${stderr.trim().split("\n").at(-1) ?? ""}`)));
-      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
-    });
-  const stop = () => {
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {}
-  };
-  return { request, stop, stderr: () => stderr };
-}
+// Permission requests (reads) are allowed, so every contender does the same work.
+const allowReads = (params) => {
+  const allow = params?.options?.find((o) => o.kind === "allow_always" || o.kind === "allow_once");
+  return allow ? { outcome: "selected", optionId: allow.optionId } : undefined;
+};
+const startAgent = (contender) => startPeerAgent(contender, { cwd: project, env: benchEnv(contender.env), answerPermission: allowReads });
 
 /** Runs one session with one contender; every request it sent, priced by a fresh cache. */
 async function measure(contender) {
@@ -160,10 +117,10 @@ async function measure(contender) {
   const agent = startAgent(contender);
   const first = model.requests.length;
   try {
-    await agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
-    const { sessionId } = await agent.request("session/new", { cwd: project, mcpServers: [] });
+    await agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} }, 120_000);
+    const { sessionId } = (await agent.request("session/new", { cwd: project, mcpServers: [] }, 120_000)).result;
     for (let p = 1; p <= session.prompts; p += 1) {
-      const result = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `Read the ${session.reads} files of part ${p}, one by one.` }] });
+      const { result } = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `Read the ${session.reads} files of part ${p}, one by one.` }] }, 120_000);
       if (result?.stopReason !== "end_turn") throw new Error(`prompt ended ${result?.stopReason}`);
     }
   } catch (error) {

@@ -6,12 +6,13 @@
 // fails to install or to answer is shown with the reason instead of figures.
 // Usage: npm run bench:peers [-- --runs N] [--quick] [--peers DIR]   (runs `npm run build` and `build:binary`
 // first; --peers reuses a folder where both peers were installed with `npm install --prefix DIR`)
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startFakeModelServer } from "../tests/helpers/fake-model-server.ts";
 import { benchEnv } from "./clean-env.mjs";
+import { startPeerAgent } from "./peer-client.mjs";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const bin = join(root, "node_modules", ".bin");
@@ -145,68 +146,8 @@ function treeRss(pid) {
   }
 }
 
-function startAgent(contender) {
-  const started = performance.now();
-  const child = spawn(contender.command, contender.args, {
-    cwd: project,
-    env: benchEnv(contender.env),
-    stdio: ["pipe", "pipe", "pipe"],
-    detached: true,
-  });
-  let stderr = "";
-  child.stderr.setEncoding("utf8");
-  child.stderr.on("data", (d) => (stderr = (stderr + d).slice(-2000)));
-  const pending = new Map();
-  const listeners = new Set();
-  let buffer = "";
-  let nextId = 1;
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (chunk) => {
-    buffer += chunk;
-    for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
-      const line = buffer.slice(0, nl).trim();
-      buffer = buffer.slice(nl + 1);
-      if (!line) continue;
-      let message;
-      try {
-        message = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      const at = performance.now();
-      if (message.method && message.id !== undefined) {
-        // Requests from the agent: refuse permissions, decline everything else.
-        const result = message.method === "session/request_permission" ? { result: { outcome: { outcome: "cancelled" } } } : { error: { code: -32601, message: "not supported" } };
-        child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...result }) + "\n");
-      } else if (message.method) {
-        for (const listener of listeners) listener(message, at);
-      } else if (pending.has(message.id)) {
-        const { resolve: done, reject } = pending.get(message.id);
-        pending.delete(message.id);
-        if (message.error) reject(new Error(`${message.error.code}: ${message.error.message}`));
-        else done({ result: message.result, at });
-      }
-    }
-  });
-  const exited = new Promise((r) => child.on("exit", (code, signal) => r({ code, signal })));
-  const request = (method, params, timeoutMs = 60_000) =>
-    new Promise((done, reject) => {
-      const id = nextId++;
-      const timer = setTimeout(() => reject(new Error(`${method}: no answer in ${timeoutMs / 1000} s`)), timeoutMs);
-      pending.set(id, {
-        resolve: (v) => (clearTimeout(timer), done(v)),
-        reject: (e) => (clearTimeout(timer), reject(e)),
-      });
-      exited.then(({ code, signal }) => reject(new Error(`${method}: exited (${code ?? signal}) ${stderr.trim().split("\n").at(-1) ?? ""}`)));
-      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
-    });
-  const stop = () => {
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {}
-  };
-  return { child, started, request, listeners, stop, stderr: () => stderr };
-}
+// Permission requests are refused: the peers are timed on answers, not on tools.
+const startAgent = (contender) => startPeerAgent(contender, { cwd: project, env: benchEnv(contender.env), answerPermission: () => ({ outcome: "cancelled" }) });
 
 /** One prompt: ms to the first `agent_message_chunk` and to the response. */
 async function prompt(agent, sessionId, text) {

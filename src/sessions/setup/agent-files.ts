@@ -20,7 +20,7 @@
 import { describeFolderSkip, listConfinedFiles } from "../../runtime/files/confined-folder.ts";
 import { basename } from "../../runtime/files/path.ts";
 import type { SubagentProfile } from "../../tools/delegation/task.ts";
-import { oneLine, readListedFile, SETUP_FILE_BUDGET, type LoadedSetup } from "./setup-file.ts";
+import { MAX_SETUP_DESCRIPTION, oneLine, readListedFile, SETUP_FILE_BUDGET, SETUP_NAME, type LoadedSetup } from "./setup-file.ts";
 import type { SetupFolder } from "./setup-places.ts";
 
 /** A custom agent as the session found it. */
@@ -33,9 +33,6 @@ export interface AgentFile extends SubagentProfile {
 /** Agent files read per folder; a folder with more is told. */
 const MAX_AGENTS = 100;
 const MAX_ENTRIES = 2000;
-/** As Claude Code names agents: lowercase letters, digits and single hyphens. */
-const AGENT_NAME = /^(?=.{1,64}$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const MAX_DESCRIPTION = 1024;
 const MAX_TOOLS = 64;
 /** Claude Code's tool names, as acp-edge calls the same tools. */
 const CLAUDE_TOOL_NAMES: Record<string, string> = {
@@ -81,7 +78,7 @@ async function collect(folder: SetupFolder, loaded: LoadedSetup<AgentFile>, name
     }
     const { fields, body } = parsed;
     const name = fields.text("name")?.trim() || fileStem(path);
-    if (!AGENT_NAME.test(name)) {
+    if (!SETUP_NAME.test(name)) {
       skipped("its name is not 1 to 64 lowercase letters, digits and single hyphens (not at either end)");
       continue;
     }
@@ -98,7 +95,7 @@ async function collect(folder: SetupFolder, loaded: LoadedSetup<AgentFile>, name
     if (fields.has("model")) loaded.notices.push(`${folder.noun} ${path}: its model is not used (subagents run on the session's model).`);
     found.push({
       name,
-      description: description.slice(0, MAX_DESCRIPTION),
+      description: description.slice(0, MAX_SETUP_DESCRIPTION),
       instructions: body.trim(),
       ...(listed ? { tools: agentToolNames(listed) } : {}),
       path,

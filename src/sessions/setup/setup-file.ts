@@ -12,6 +12,10 @@ import { readFrontmatter, type Frontmatter, type FrontmatterFields } from "./fro
 
 /** A command file or skill larger than this is not read. */
 export const SETUP_FILE_BUDGET = 64 * 1024;
+/** A skill's or an agent's name, as Agent Skills and Claude Code name them: lowercase letters, digits and single hyphens. */
+export const SETUP_NAME = /^(?=.{1,64}$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** A skill's or an agent's description is cut here: it is listed to the model in every request. */
+export const MAX_SETUP_DESCRIPTION = 1024;
 /** Frontmatter fields that would grant tools, run hooks or switch the model in Claude Code: never honoured, always told. */
 const UNHONOURED_FIELDS = ["allowed-tools", "model", "hooks"];
 

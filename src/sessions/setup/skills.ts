@@ -18,7 +18,7 @@
  */
 import { describeFolderSkip, listConfinedFiles } from "../../runtime/files/confined-folder.ts";
 import { basename, dirname } from "../../runtime/files/path.ts";
-import { oneLine, readListedFile, SETUP_FILE_BUDGET, unhonoured, type LoadedSetup, type OfferedFile } from "./setup-file.ts";
+import { MAX_SETUP_DESCRIPTION, oneLine, readListedFile, SETUP_FILE_BUDGET, SETUP_NAME, unhonoured, type LoadedSetup, type OfferedFile } from "./setup-file.ts";
 import type { SetupFolder } from "./setup-places.ts";
 
 /** A skill as listed: enough to name it to the model and the editor, and to find its files. */
@@ -41,9 +41,6 @@ export interface Skill extends OfferedFile {
 const MAX_SKILLS = 200;
 /** Directory entries looked at per skills folder, the skills' own top-level entries included. */
 const MAX_ENTRIES = 10_000;
-/** The Agent Skills name rules. */
-const SKILL_NAME = /^(?=.{1,64}$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const MAX_DESCRIPTION = 1024;
 const SKILL_FILE = "SKILL.md";
 
 async function collect(folder: SetupFolder, loaded: LoadedSetup<Skill>, names: Set<string>): Promise<void> {
@@ -66,7 +63,7 @@ async function collect(folder: SetupFolder, loaded: LoadedSetup<Skill>, names: S
     }
     const { fields, body } = parsed;
     const name = fields.text("name")?.trim() || segments[0]!;
-    if (!SKILL_NAME.test(name)) {
+    if (!SETUP_NAME.test(name)) {
       skipped(`its name is not 1 to 64 lowercase letters, digits and single hyphens (not at either end)`);
       continue;
     }
@@ -80,7 +77,7 @@ async function collect(folder: SetupFolder, loaded: LoadedSetup<Skill>, names: S
     names.add(name);
     loaded.items.push({
       name,
-      description: description.slice(0, MAX_DESCRIPTION),
+      description: description.slice(0, MAX_SETUP_DESCRIPTION),
       ...(hint ? { hint: oneLine(hint) } : {}),
       file: path,
       folder: dirname(path),

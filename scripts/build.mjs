@@ -32,8 +32,9 @@ if (single) {
     splitting: true,
     sourcemap: true,
     outdir: join(root, "dist"),
-    // Dependencies the package installs anyway; undici is only loaded on Node when a proxy is set.
-    external: ["@modelcontextprotocol/sdk", "ws", "hono", "@hono/node-server", "undici"],
+    // Dependencies the package installs anyway; undici is only loaded on Node when a proxy is set,
+    // linkedom and node-html-markdown only when the fetch tool reads an HTML page.
+    external: ["@modelcontextprotocol/sdk", "ws", "hono", "@hono/node-server", "undici", "linkedom", "node-html-markdown"],
   });
   chmodSync(join(root, "dist", "cli.js"), 0o755);
 }

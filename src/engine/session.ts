@@ -68,7 +68,7 @@ export class AgentSession {
   /** Tokens in context after the last model call (0 before the first). */
   contextUsed = 0;
   /** Commands the model started in the background; they belong to the session, not to a turn. */
-  readonly backgroundCommands = new BackgroundCommands();
+  readonly backgroundCommands: BackgroundCommands = new BackgroundCommands();
   #turn?: AbortController;
   readonly #steering = new SteeringInbox();
 

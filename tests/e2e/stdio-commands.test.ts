@@ -32,9 +32,10 @@ describe.each(RUNTIMES)("commands and compaction on %s", (runtime) => {
             api: "openai-compatible",
             baseUrl: `${server.url}/v1`,
             models: [
-              // Answers of ~2,500 tokens against a 5,500-token budget: the third prompt
-              // compacts whatever the system prompt and tool schemas (~2,000) weigh.
-              { id: "small", contextWindow: 6000, reasoning: true },
+              // Answers of ~6,250 tokens against a 12,000-token budget (the window less its reserve):
+              // the second prompt fits beside the system prompt and tool schemas (~3,500 with the
+              // background, fetch and task tools) and the third compacts.
+              { id: "small", contextWindow: 16000, reasoning: true },
               { id: "large", contextWindow: 100000, reasoning: false },
             ],
           },
@@ -112,7 +113,7 @@ describe.each(RUNTIMES)("commands and compaction on %s", (runtime) => {
     const agent = await startAgent(runtime, sandbox, { args: [] });
     try {
       const { sessionId } = await agent.newSession();
-      const long = (n: number) => `${"word ".repeat(2000)} (message ${n})`;
+      const long = (n: number) => `${"word ".repeat(5000)} (message ${n})`;
       server.push({ text: long(1) }, { text: long(2) });
       await agent.prompt(sessionId, "first question about the parser");
       await agent.prompt(sessionId, "second question");
@@ -148,7 +149,7 @@ describe.each(RUNTIMES)("commands and compaction on %s", (runtime) => {
     const agent = await startAgent(runtime, sandbox, { args: [], capabilities: { session: { compaction: {} } } as acp.ClientCapabilities });
     try {
       const { sessionId } = await agent.newSession();
-      server.push({ text: "a".repeat(10_000) }, { text: "b".repeat(10_000) });
+      server.push({ text: "a".repeat(25_000) }, { text: "b".repeat(25_000) });
       await agent.prompt(sessionId, "one");
       await agent.prompt(sessionId, "two");
       server.push({ text: "CAP SUMMARY" }, { text: "done" });

@@ -82,6 +82,8 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
   }
   env.NO_COLOR = "1";
   env.DENO_DIR = denoCacheDirectory();
+  // Deno's own daily check for a newer release is a request of its own, through any proxy a test sets.
+  env.DENO_NO_UPDATE_CHECK = "1";
   env.HOME = TEST_USER_HOME;
   if (process.platform === "win32") env.USERPROFILE = TEST_USER_HOME;
   for (const [key, value] of Object.entries(extra)) if (value !== undefined) env[key] = value;

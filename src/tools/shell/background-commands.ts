@@ -42,7 +42,7 @@ export class BackgroundCommands implements BackgroundCommandsView {
     return [...this.#entries.values()].map(({ process: _running, ...info }) => info);
   }
 
-  async start(workspace: Workspace, command: string, signal = new AbortController().signal): Promise<{ id: string; command: BackgroundProcess; first: BackgroundRead }> {
+  async start(workspace: Workspace, command: string, signal: AbortSignal = new AbortController().signal): Promise<{ id: string; command: BackgroundProcess; first: BackgroundRead }> {
     if (this.#closed) throw new ToolError("The session is closing; no command can start in the background.");
     if (!workspace.startBackground) throw new ToolError("Commands cannot run in the background here.");
     if (this.#entries.size >= MAX_BACKGROUND_COMMANDS) {

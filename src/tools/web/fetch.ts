@@ -9,7 +9,6 @@
  */
 import * as v from "valibot";
 import { checkedAddress, FetchRefusedError, guardedGet, urlRefusal, type GuardedResponse } from "../../runtime/fetch/guarded-get.ts";
-import { htmlToMarkdown } from "./html-to-markdown.ts";
 import { ToolError, type ToolDefinition } from "../types.ts";
 
 /** Bytes of a response that are read; the rest is never downloaded. */
@@ -84,7 +83,7 @@ export function createFetchTool(allowHosts: readonly string[]): ToolDefinition<t
         if (hop >= MAX_REDIRECTS) throw new ToolError(`${input.url} redirected more than ${MAX_REDIRECTS} times; stopped at ${next.href}.`);
         url = next;
       }
-      return pageResult(url, response, input.offset ?? 0, input.maxLength ?? FETCH_MAX_LENGTH);
+      return await pageResult(url, response, input.offset ?? 0, input.maxLength ?? FETCH_MAX_LENGTH);
     },
   };
 }
@@ -101,7 +100,7 @@ async function refusedAsToolError<T>(work: () => Promise<T>, signal?: AbortSigna
   }
 }
 
-function pageResult(url: URL, response: GuardedResponse, offset: number, maxLength: number) {
+async function pageResult(url: URL, response: GuardedResponse, offset: number, maxLength: number) {
   const mime = response.contentType.split(";")[0]!.trim().toLowerCase();
   const details: Record<string, unknown> = { url: url.href, status: response.status, contentType: mime || "unknown", bytes: response.body.byteLength, cut: response.cut };
   const cutNote = response.cut ? `\n[Only the first ${FETCH_MAX_BYTES / (1024 * 1024)} MiB of the response were downloaded.]` : "";
@@ -110,6 +109,8 @@ function pageResult(url: URL, response: GuardedResponse, offset: number, maxLeng
   // Whether `text` is all there is (a long page is converted only as far as this call reads).
   let whole = true;
   if (mime === "text/html" || mime === "application/xhtml+xml") {
+    // Loaded on the first HTML page: the parser and converter stay out of every start-up.
+    const { htmlToMarkdown } = await import("./html-to-markdown.ts");
     const page = htmlToMarkdown(decode(response), url.href, offset + maxLength);
     text = page.title ? `Title: ${page.title}\n\n${page.markdown}` : page.markdown;
     whole = page.complete;

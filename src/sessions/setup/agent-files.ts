@@ -20,7 +20,7 @@
 import { describeFolderSkip, listConfinedFiles } from "../../runtime/files/confined-folder.ts";
 import { basename } from "../../runtime/files/path.ts";
 import type { SubagentProfile } from "../../tools/delegation/task.ts";
-import { MAX_SETUP_DESCRIPTION, oneLine, readListedFile, SETUP_FILE_BUDGET, SETUP_NAME, type LoadedSetup } from "./setup-file.ts";
+import { MAX_SETUP_DESCRIPTION, oneLine, readNamedSetupFile, SETUP_FILE_BUDGET, type LoadedSetup } from "./setup-file.ts";
 import type { SetupFolder } from "./setup-places.ts";
 
 /** A custom agent as the session found it. */
@@ -69,19 +69,9 @@ async function collect(folder: SetupFolder, loaded: LoadedSetup<AgentFile>, name
   const found: AgentFile[] = [];
   for (const { path, segments } of listing.files) {
     if (segments.length !== 0) continue;
-    const parsed = await readListedFile(path, folder.noun, folder.areas, folder.areaName, loaded);
-    if (!parsed) continue;
-    const skipped = (why: string) => loaded.notices.push(`${folder.noun} ${path} was not loaded: ${why}.`);
-    if (!parsed.ok) {
-      skipped(parsed.why);
-      continue;
-    }
-    const { fields, body } = parsed;
-    const name = fields.text("name")?.trim() || fileStem(path);
-    if (!SETUP_NAME.test(name)) {
-      skipped("its name is not 1 to 64 lowercase letters, digits and single hyphens (not at either end)");
-      continue;
-    }
+    const named = await readNamedSetupFile(path, folder, loaded, fileStem(path));
+    if (!named) continue;
+    const { fields, body, name, skipped } = named;
     const description = oneLine(fields.text("description") ?? "");
     if (!description) {
       skipped("it has no description, so the model could not tell when to use it");

@@ -9,6 +9,7 @@
 import { describeSkip, readConfinedFile } from "../../runtime/files/confined-file.ts";
 import { redact } from "../../runtime/secrets.ts";
 import { readFrontmatter, type Frontmatter, type FrontmatterFields } from "./frontmatter.ts";
+import type { SetupFolder } from "./setup-places.ts";
 
 /** A command file or skill larger than this is not read. */
 export const SETUP_FILE_BUDGET = 64 * 1024;
@@ -61,6 +62,35 @@ export async function readListedFile<T>(path: string, noun: string, areas: reado
   if (read.ok) return read.parsed;
   if (!read.missing) loaded.notices.push(`${noun} ${path} was not read: ${read.why}.`);
   return undefined;
+}
+
+/** A named setup file (a skill or an agent) as read: its fields, body and name, and how to say it was skipped. */
+export interface NamedSetupFile {
+  fields: FrontmatterFields;
+  body: string;
+  name: string;
+  skipped(why: string): void;
+}
+
+/**
+ * Reads a listed skill or agent file of `folder` and names it (its `name`
+ * field, else `defaultName`); undefined, with a notice, when it cannot be
+ * read, parsed or named.
+ */
+export async function readNamedSetupFile<T>(path: string, folder: SetupFolder, loaded: LoadedSetup<T>, defaultName: string): Promise<NamedSetupFile | undefined> {
+  const parsed = await readListedFile(path, folder.noun, folder.areas, folder.areaName, loaded);
+  if (!parsed) return undefined;
+  const skipped = (why: string) => void loaded.notices.push(`${folder.noun} ${path} was not loaded: ${why}.`);
+  if (!parsed.ok) {
+    skipped(parsed.why);
+    return undefined;
+  }
+  const name = parsed.fields.text("name")?.trim() || defaultName;
+  if (!SETUP_NAME.test(name)) {
+    skipped("its name is not 1 to 64 lowercase letters, digits and single hyphens (not at either end)");
+    return undefined;
+  }
+  return { fields: parsed.fields, body: parsed.body, name, skipped };
 }
 
 /** Text shown on one line of a menu: runs of white space (new lines included) become one space. */

@@ -18,7 +18,7 @@
  */
 import { describeFolderSkip, listConfinedFiles } from "../../runtime/files/confined-folder.ts";
 import { basename, dirname } from "../../runtime/files/path.ts";
-import { MAX_SETUP_DESCRIPTION, oneLine, readListedFile, SETUP_FILE_BUDGET, SETUP_NAME, unhonoured, type LoadedSetup, type OfferedFile } from "./setup-file.ts";
+import { MAX_SETUP_DESCRIPTION, oneLine, readNamedSetupFile, SETUP_FILE_BUDGET, unhonoured, type LoadedSetup, type OfferedFile } from "./setup-file.ts";
 import type { SetupFolder } from "./setup-places.ts";
 
 /** A skill as listed: enough to name it to the model and the editor, and to find its files. */
@@ -54,19 +54,9 @@ async function collect(folder: SetupFolder, loaded: LoadedSetup<Skill>, names: S
   }
   for (const { path, segments } of listing.files) {
     if (segments.length !== 1) continue;
-    const parsed = await readListedFile(path, folder.noun, folder.areas, folder.areaName, loaded);
-    if (!parsed) continue;
-    const skipped = (why: string) => loaded.notices.push(`${folder.noun} ${path} was not loaded: ${why}.`);
-    if (!parsed.ok) {
-      skipped(parsed.why);
-      continue;
-    }
-    const { fields, body } = parsed;
-    const name = fields.text("name")?.trim() || segments[0]!;
-    if (!SETUP_NAME.test(name)) {
-      skipped(`its name is not 1 to 64 lowercase letters, digits and single hyphens (not at either end)`);
-      continue;
-    }
+    const named = await readNamedSetupFile(path, folder, loaded, segments[0]!);
+    if (!named) continue;
+    const { fields, body, name, skipped } = named;
     if (names.has(name)) continue;
     const description = oneLine(fields.text("description") ?? "") || firstLine(body);
     if (!description) {

@@ -5,6 +5,7 @@
  */
 import * as v from "valibot";
 import { readHostEntry } from "../runtime/fetch/allowed-hosts.ts";
+import { readHostPattern } from "../runtime/fetch/host-key.ts";
 import { canonicalOrigin } from "./web-origin.ts";
 
 export const APPROVAL_MODES = ["read-only", "ask", "write", "yolo"] as const;
@@ -86,7 +87,7 @@ const PermissionRuleSchema = v.object({
   action: v.picklist(["allow", "ask", "deny"]),
   path: v.optional(v.pipe(v.string(), v.minLength(1))),
   command: v.optional(v.pipe(v.string(), v.minLength(1))),
-  host: v.optional(v.pipe(v.string(), v.check((text) => readHostEntry(text.replace(/^\*\./, "")) !== undefined, "must be a host, host:port or *.domain"))),
+  host: v.optional(v.pipe(v.string(), v.check((text) => readHostPattern(text, { wildcard: true }) !== undefined, "must be a host, host:port or *.domain"))),
   tools: v.optional(v.pipe(v.array(v.string()), v.minLength(1))),
 });
 
@@ -128,7 +129,7 @@ export interface Settings {
   /** How long the editor has to answer a permission request before the tool is blocked. */
   permissionTimeoutSeconds?: number;
   /** The `fetch` tool: hosts it may reach although they are not public (user settings only). */
-  fetch?: { allowHosts?: string[] };
+  fetch?: { allowHosts?: string[]; timeoutSeconds?: number };
 }
 
 /** Validates `settings.json`; its output is checked against `Settings` at compile time. */
@@ -170,6 +171,8 @@ export const SettingsSchema: v.GenericSchema<unknown, Settings> = v.object({
   fetch: v.optional(
     v.object({
       allowHosts: v.optional(v.array(v.pipe(v.string(), v.check((text) => readHostEntry(text) !== undefined, "must be a host or host:port, like docs.internal or 127.0.0.1:3000")))),
+      /** How long one fetch may take, redirects included (default 30). */
+      timeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(600))),
     }),
   ),
 });

@@ -9,10 +9,13 @@
 import { matchGrant, offerGrants, type GrantTarget } from "./grants.ts";
 import type { PolicyInput, PolicyVerdict } from "./policy-types.ts";
 import { describeRule, matchHostRules, matchToolRules } from "./rules.ts";
+import { readHostPattern } from "../runtime/fetch/host-key.ts";
 
 /** The verdict for one `fetch` call (`input.access.class` is `fetch`). */
 export function fetchVerdict(input: PolicyInput): PolicyVerdict {
   const host = input.access.host ?? "";
+  // A host no check can read is refused, not guessed at.
+  if (readHostPattern(host) === undefined) return { decision: "deny", reason: `"${host}" is not a host that can be fetched.` };
   const target: GrantTarget = { class: "fetch", tool: input.toolName, paths: [], host, roots: input.roots };
   const offer = offerGrants(target, undefined);
   const rule = matchHostRules(input.rules, input.toolName, host) ?? matchToolRules(input.rules, input.toolName);

@@ -7,6 +7,20 @@
 import { containingRoot, isWithin } from "../runtime/files/path.ts";
 import type { CommandLine, SimpleCommand } from "./command-line.ts";
 import { allowCovers, readCommandPattern, refusalCovers } from "./command-match.ts";
+import { hostText, readHostPattern } from "../runtime/fetch/host-key.ts";
+
+/** A host in the one spelling grants are kept and compared in (see host-key.ts); text that is no host stays as it is. */
+function normalHost(host: string): string {
+  const read = readHostPattern(host);
+  return read ? hostText(read) : host;
+}
+
+/** Whether a grant's host is the target's: the same name and the same port, in any spelling; a host that cannot be read meets none. */
+function sameHost(granted: string, target: string): boolean {
+  const a = readHostPattern(granted);
+  const b = readHostPattern(target);
+  return a !== undefined && b !== undefined && a.name === b.name && a.port === b.port;
+}
 
 export type GrantScope =
   /** Anywhere inside the session's directories. */
@@ -50,7 +64,7 @@ function covers(grant: Grant, target: GrantTarget, allowing: boolean): boolean {
     case "tool":
       return scope.name === target.tool;
     case "host":
-      return target.host !== undefined && scope.host === target.host.toLowerCase();
+      return target.host !== undefined && sameHost(scope.host, target.host);
     case "command": {
       const line = target.command;
       if (!line) return false;
@@ -73,7 +87,7 @@ export function matchGrant(grants: readonly Grant[], target: GrantTarget): Grant
 /** Grants to offer for an "always" answer, or undefined when an always-allow would be unsafe to honour. */
 export function offerGrants(target: GrantTarget, outsideDir: string | undefined): { allow?: Grant; reject: Grant } {
   if (target.class === "fetch") {
-    const host = (target.host ?? "").toLowerCase();
+    const host = normalHost(target.host ?? "");
     const scope: GrantScope = { kind: "host", host };
     return {
       allow: { effect: "allow", class: "fetch", scope, label: `Always allow fetching from ${host} in this session` },

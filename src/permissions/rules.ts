@@ -9,6 +9,7 @@ import { expandTilde } from "../config/home.ts";
 import { isWithin, resolve } from "../runtime/files/path.ts";
 import type { SimpleCommand } from "./command-line.ts";
 import { allowCovers, readCommandPattern, refusalCovers } from "./command-match.ts";
+import { hostCovers, readHostPattern } from "../runtime/fetch/host-key.ts";
 
 export type RuleAction = PermissionRule["action"];
 
@@ -129,26 +130,21 @@ export function matchToolRules(rules: readonly PermissionRule[], tool: string): 
   return best(matches);
 }
 
-/** Whether a host rule's pattern (`name`, `name:port`, `*.domain`) covers `host` (`name` or `name:port`). */
-function hostPatternCovers(pattern: string, host: string): boolean {
-  const wanted = pattern.toLowerCase();
-  const [name, port] = splitHost(host.toLowerCase());
-  if (wanted.startsWith("*.")) return name.endsWith(wanted.slice(1));
-  const [patternName, patternPort] = splitHost(wanted);
-  return patternName === name && (patternPort === undefined || patternPort === port);
-}
-
-function splitHost(host: string): [string, string | undefined] {
-  const match = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(host);
-  return match ? [match[1]!, match[2]] : [host, undefined];
-}
-
-/** The rule deciding a `fetch` of `host`: rules with a `host`, longest pattern first. */
+/**
+ * The rule deciding a `fetch` of `host` (`name` or `name:port`): rules with a
+ * `host`, longest pattern first. Both sides are read into one normalised
+ * spelling (case, trailing dot, IDNA, ports: see host-key.ts), so no other
+ * spelling of a host slips past a rule. A host or pattern that cannot be
+ * read meets every `ask` and `deny` rule and no `allow` rule: it fails closed.
+ */
 export function matchHostRules(rules: readonly PermissionRule[], tool: string, host: string): RuleMatch | undefined {
+  const target = readHostPattern(host);
   const matches: RuleMatch[] = [];
   for (const rule of rules) {
     if (!rule.host || !appliesToTool(rule, tool, ["fetch"])) continue;
-    if (hostPatternCovers(rule.host, host)) matches.push({ rule, length: rule.host.length });
+    const pattern = readHostPattern(rule.host, { wildcard: true });
+    const hit = pattern && target ? hostCovers(pattern, target) : rule.action !== "allow";
+    if (hit) matches.push({ rule, length: rule.host.length });
   }
   return best(matches);
 }

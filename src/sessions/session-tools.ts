@@ -15,11 +15,12 @@ import { loadSkill } from "./setup/skill-loading.ts";
 const skillTools = new WeakMap<LiveSession, ToolDefinition>();
 const builtinsOf = new WeakMap<LiveSession, ToolDefinition[]>();
 
-/** The built-ins of `live`: its `fetch` reaches the hosts the user's settings allow. */
+/** The built-ins of `live`: its `fetch` reaches the hosts the user's settings allow, within their time bound. */
 function builtinToolsOf(live: LiveSession): ToolDefinition[] {
   let tools = builtinsOf.get(live);
   if (!tools) {
-    tools = createBuiltinTools(live.settings.fetch?.allowHosts ?? []);
+    const fetch = live.settings.fetch;
+    tools = createBuiltinTools({ allowHosts: fetch?.allowHosts ?? [], ...(fetch?.timeoutSeconds !== undefined ? { timeoutMs: fetch.timeoutSeconds * 1000 } : {}) });
     builtinsOf.set(live, tools);
   }
   return tools;

@@ -7,7 +7,7 @@ import { bashTool } from "./shell/bash.ts";
 import { bashOutputTool } from "./shell/bash-output.ts";
 import { bashStopTool } from "./shell/bash-stop.ts";
 import { editTool } from "./files/edit.ts";
-import { createFetchTool } from "./web/fetch.ts";
+import { createFetchTool, type FetchToolOptions } from "./web/fetch.ts";
 import { findTool } from "./search/find.ts";
 import { grepTool } from "./search/grep.ts";
 import { lsTool } from "./files/ls.ts";
@@ -16,10 +16,10 @@ import { readTool } from "./files/read.ts";
 import type { ToolDefinition } from "./types.ts";
 import { writeTool } from "./files/write.ts";
 
-/** The built-in tools, with a `fetch` that may also reach `allowHosts` (the user's `fetch.allowHosts`). */
-export function createBuiltinTools(allowHosts: readonly string[]): ToolDefinition[] {
-  return [readTool, writeTool, editTool, bashTool, bashOutputTool, bashStopTool, grepTool, findTool, lsTool, planTool, createFetchTool(allowHosts)];
+/** The built-in tools, with a `fetch` as the user's `fetch` settings make it (hosts it may also reach, its time bound). */
+export function createBuiltinTools(fetch: FetchToolOptions): ToolDefinition[] {
+  return [readTool, writeTool, editTool, bashTool, bashOutputTool, bashStopTool, grepTool, findTool, lsTool, planTool, createFetchTool(fetch)];
 }
 
 /** The built-in tools with a `fetch` that reaches public addresses only. */
-export const builtinTools: ToolDefinition[] = createBuiltinTools([]);
+export const builtinTools: ToolDefinition[] = createBuiltinTools({ allowHosts: [] });

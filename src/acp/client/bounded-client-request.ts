@@ -6,6 +6,7 @@
  * @module
  */
 import type { LiveSession } from "../../sessions/live-session.ts";
+import { withDeadline } from "../../runtime/deadline-signal.ts";
 
 /** How long a person has to answer, from the session's settings (`permissionTimeoutSeconds`, default 600). */
 export function answerTimeoutMs(live: LiveSession): number {
@@ -19,15 +20,14 @@ export type BoundedAnswer<T> = { ended: "answered"; response: T } | { ended: "ca
  * `timeoutMs` passes; `send` hands it to the SDK as `cancellationSignal`.
  */
 export async function boundedClientRequest<T>(signal: AbortSignal, timeoutMs: number, send: (cancellation: AbortSignal) => Promise<T>): Promise<BoundedAnswer<T>> {
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(new Error("timeout")), timeoutMs);
+  const bounded = withDeadline(signal, timeoutMs);
   try {
-    return { ended: "answered", response: await send(AbortSignal.any([signal, timeout.signal])) };
+    return { ended: "answered", response: await send(bounded.signal) };
   } catch (error) {
     if (signal.aborted) return { ended: "cancelled" };
-    if (timeout.signal.aborted) return { ended: "timeout", seconds: Math.round(timeoutMs / 1000) };
+    if (bounded.timedOut()) return { ended: "timeout", seconds: Math.round(timeoutMs / 1000) };
     return { ended: "failed", message: error instanceof Error ? error.message : String(error) };
   } finally {
-    clearTimeout(timer);
+    bounded.release();
   }
 }

@@ -14,7 +14,7 @@ import { ModelError } from "../../models/types.ts";
 import { promptSession } from "../../sessions/turns/prompt-session.ts";
 import type { AgentServices } from "../../sessions/services.ts";
 import { clientTurnOptions } from "../client/client-turn.ts";
-import { eitherSignal } from "../connection/either-signal.ts";
+import { eitherSignal } from "../../runtime/either-signal.ts";
 import type { ConnectionState } from "../connection/connection-state.ts";
 import { internalError, protocolError, sessionBusy, toRequestError } from "../errors.ts";
 import { planPrompt } from "../params/prompt-content.ts";

@@ -13,7 +13,7 @@ import type { AgentServices } from "../../sessions/services.ts";
 import { steerSession } from "../../sessions/turns/steer-session.ts";
 import { clientTurnOptions } from "../client/client-turn.ts";
 import type { ConnectionState } from "../connection/connection-state.ts";
-import { eitherSignal } from "../connection/either-signal.ts";
+import { eitherSignal } from "../../runtime/either-signal.ts";
 import { planPrompt } from "../params/prompt-content.ts";
 import { promptBudget } from "../../sessions/turns/prompt-budget.ts";
 import type { HandlerApp } from "../connection/protocol-handlers.ts";

@@ -1,39 +1,22 @@
 /**
  * The user's `fetch.allowHosts`: hosts the `fetch` tool may reach even when
  * they resolve to addresses that are not public. An entry is `host` (any
- * port) or `host:port`; IPv6 hosts in brackets (`[::1]:8080`).
+ * port) or `host:port`; IPv6 hosts in brackets (`[::1]:8080`). Entries and
+ * URLs are compared in one normalised spelling (see host-key.ts).
  * @module
  */
+import { hostCovers, readHostPattern, urlHost, type HostPattern } from "./host-key.ts";
 
-interface HostEntry {
-  hostname: string;
-  port?: string;
-}
-
-/** An entry as written, or undefined when it is not a host with an optional port. */
-export function readHostEntry(text: string): HostEntry | undefined {
-  if (!text || /[/?#@\s\\]/.test(text)) return undefined;
-  let url: URL;
-  try {
-    url = new URL(`http://${text}`);
-  } catch {
-    return undefined;
-  }
-  // The URL parser drops a default port; the entry's own digits decide.
-  const port = /^(?:\[[^\]]*\]|[^:]*):(\d{1,5})$/.exec(text)?.[1];
-  if (port !== undefined && Number(port) > 65535) return undefined;
-  return { hostname: url.hostname, ...(port !== undefined ? { port: String(Number(port)) } : {}) };
-}
-
-/** The port a URL connects to (its own or the scheme's default). */
-export function effectivePort(url: URL): string {
-  return url.port || (url.protocol === "https:" ? "443" : "80");
+/** An entry as written (`host` or `host:port`), normalised; undefined when it cannot be read. */
+export function readHostEntry(text: string): HostPattern | undefined {
+  return readHostPattern(text);
 }
 
 /** Whether `url`'s host is one of `entries` (entries that cannot be read allow nothing). */
 export function hostAllowed(url: URL, entries: readonly string[]): boolean {
+  const host = urlHost(url);
   return entries.some((text) => {
-    const entry = readHostEntry(text);
-    return entry !== undefined && entry.hostname === url.hostname && (entry.port === undefined || entry.port === effectivePort(url));
+    const entry = readHostPattern(text);
+    return entry !== undefined && hostCovers(entry, host);
   });
 }

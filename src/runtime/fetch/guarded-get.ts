@@ -54,16 +54,37 @@ export function urlRefusal(url: URL): string | undefined {
 }
 
 /**
+ * Why `url` is refused on what it says alone, with nothing looked up and
+ * nothing sent: an IP literal that is not public, or a `localhost` name
+ * (always the loopback), on a host the user did not allow. This is all that
+ * may be checked before a call is allowed: resolving a name the model chose
+ * already carries it out of the machine.
+ */
+export function refusalWithoutLookup(url: URL, allowHosts: readonly string[]): string | undefined {
+  if (hostAllowed(url, allowHosts)) return undefined;
+  const host = url.hostname;
+  if (isIpLiteral(host)) {
+    const bare = host.replace(/^\[|\]$/g, "");
+    const reason = nonPublicReason(bare);
+    return reason ? refusal(url, bare, reason) : undefined;
+  }
+  const name = host.replace(/\.+$/, "");
+  if (name === "localhost" || name.endsWith(".localhost")) return refusal(url, "the loopback", "loopback");
+  return undefined;
+}
+
+/**
  * The address to connect to, after checking every address the host has;
  * throws `FetchRefusedError` when one is not public and the user did not allow the host.
+ * It resolves the name: call it only for a request that is allowed to go out.
  */
-export async function checkedAddress(url: URL, allowHosts: readonly string[]): Promise<{ address: string; family: 4 | 6 }> {
+async function checkedAddress(url: URL, allowHosts: readonly string[]): Promise<{ address: string; family: 4 | 6 }> {
+  const refused = refusalWithoutLookup(url, allowHosts);
+  if (refused) throw new FetchRefusedError(refused);
   const host = url.hostname;
   const allowed = hostAllowed(url, allowHosts);
   if (isIpLiteral(host)) {
     const bare = host.replace(/^\[|\]$/g, "");
-    const reason = nonPublicReason(bare);
-    if (reason && !allowed) throw new FetchRefusedError(refusal(url, bare, reason));
     return { address: bare, family: bare.includes(":") ? 6 : 4 };
   }
   let addresses: Array<{ address: string; family: number }>;

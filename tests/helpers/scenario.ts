@@ -5,7 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectClient, initialize, acp, type ClientOptions, type TestClient } from "./acp-client.ts";
-import { makeSandbox, spawnAgent, type AgentProcess, type RuntimeName, type Sandbox } from "./agent-process.ts";
+import { makeSandbox, spawnAgent, type AgentProcess, type Launcher, type RuntimeName, type Sandbox } from "./agent-process.ts";
 
 export interface ScenarioOptions extends ClientOptions {
   /** Faux turns (JSON form of ACP_EDGE_FAUX_SCRIPT). */
@@ -31,7 +31,8 @@ export interface Scenario {
   close(): void;
 }
 
-export async function startScenario(runtime: RuntimeName, options: ScenarioOptions): Promise<Scenario> {
+/** Starts the agent on `runtime`, or through `launcher` (another way of starting it, e.g. in a namespace of its own). */
+export async function startScenario(runtime: RuntimeName | Launcher, options: ScenarioOptions): Promise<Scenario> {
   const sandbox = makeSandbox();
   for (const [path, content] of Object.entries(options.files ?? {})) sandbox.write(path, content);
   const script = sandbox.write("script.json", JSON.stringify(options.script));

@@ -10,6 +10,8 @@ export interface WebServer {
   port: number;
   /** Requests received so far, by path. */
   requests: string[];
+  /** Connections accepted so far (a TLS hello sent to this plain server counts, though it is no request). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -35,10 +37,13 @@ export async function startWebServer(routes: Record<string, (respond: import("no
     }
   });
   server.on("clientError", (_error, socket) => socket.destroy());
+  let connections = 0;
+  server.on("connection", () => void connections++);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     port: (server.address() as AddressInfo).port,
     requests,
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

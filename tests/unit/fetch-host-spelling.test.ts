@@ -1,0 +1,131 @@
+/**
+ * One host, many spellings: a rule, an "always" answer or a `fetch.allowHosts`
+ * entry written one way must meet a URL written another — case, trailing
+ * dots, an explicit or default port, IDN or punycode, full-width letters and
+ * dots. A table of known spellings, then a seeded property test generating
+ * them (ACP_EDGE_HOST_SEED replays a seed); each checks the gate through the
+ * fetch tool's own `access`, as a call meets it.
+ */
+import { describe, expect, test } from "bun:test";
+import * as v from "valibot";
+import { SettingsSchema, type ApprovalMode, type PermissionRule } from "../../src/config/settings-schema.ts";
+import { offerGrants, type Grant } from "../../src/permissions/grants.ts";
+import { evaluatePolicy } from "../../src/permissions/policy.ts";
+import { hostAllowed } from "../../src/runtime/fetch/allowed-hosts.ts";
+import { sameOrigin } from "../../src/runtime/fetch/host-key.ts";
+import type { Workspace } from "../../src/tools/types.ts";
+import { createFetchTool } from "../../src/tools/web/fetch.ts";
+import { prng } from "../fuzz/session-file-mutations.ts";
+
+const tool = createFetchTool({ allowHosts: [] });
+const hostOf = (url: string) => tool.access!({ url }, undefined as unknown as Workspace).host!;
+const decide = async (url: string, mode: ApprovalMode, rules: PermissionRule[] = [], grants: Grant[] = []) =>
+  (await evaluatePolicy({ toolName: "fetch", access: { class: "fetch", host: hostOf(url) }, mode, rules, grants, cwd: "/p", roots: ["/p"] })).decision;
+const deny = (host: string): PermissionRule => ({ action: "deny", host });
+
+describe("a deny rule meets every spelling of its host", () => {
+  const table: Array<[rule: string, url: string]> = [
+    ["evil.example", "https://evil.example./"],
+    ["evil.example", "https://evil.example../x"],
+    ["evil.example.", "https://EVIL.example/"],
+    ["EVIL.EXAMPLE", "http://evil.example:8080/"],
+    ["port.example:443", "https://port.example/"],
+    ["port.example:443", "https://PORT.example.:443/"],
+    ["port.example:443", "http://port.example:443/"],
+    ["port.example:80", "http://port.example/"],
+    ["bücher.example", "https://xn--bcher-kva.example/"],
+    ["xn--bcher-kva.example", "https://bücher.example/"],
+    ["BÜCHER.example.", "https://Bücher.Example/"],
+    ["XN--BCHER-KVA.EXAMPLE:443", "https://bücher.example./"],
+    ["*.bücher.example", "https://www.xn--bcher-kva.example./"],
+    ["*.EVIL.example.", "https://a.b.evil.example/"],
+    ["ｅｖｉｌ.example", "https://evil.example/"],
+    ["evil.example", "https://ｅｖｉｌ。example/"],
+    ["[::1]:8080", "http://[0:0::1]:8080/"],
+    ["127.0.0.1", "http://2130706433/"],
+  ];
+  for (const [rule, url] of table) {
+    test(`deny "${rule}" refuses ${url}`, async () => {
+      expect(v.safeParse(SettingsSchema, { permissionRules: [deny(rule)] }).success).toBe(true);
+      expect(await decide(url, "yolo", [deny(rule)])).toBe("deny");
+    });
+  }
+
+  test("a rule still names one host and one port: other hosts and ports are not refused", async () => {
+    expect(await decide("http://port.example/", "yolo", [deny("port.example:443")])).toBe("allow");
+    expect(await decide("https://port.example:8443/", "yolo", [deny("port.example:443")])).toBe("allow");
+    expect(await decide("https://notevil.example/", "yolo", [deny("evil.example")])).toBe("allow");
+    expect(await decide("https://bucher.example/", "yolo", [deny("bücher.example")])).toBe("allow");
+    expect(await decide("https://evil.example/", "yolo", [deny("*.evil.example")])).toBe("allow");
+  });
+
+  test("an always answer covers its host in every spelling, and only its port", async () => {
+    const { allow, reject } = offerGrants({ class: "fetch", tool: "fetch", paths: [], host: hostOf("https://Bücher.example./"), roots: [] }, undefined);
+    expect(await decide("https://xn--bcher-kva.example:443/", "yolo", [], [reject])).toBe("deny");
+    expect(await decide("https://BÜCHER.EXAMPLE/", "ask", [], [allow!])).toBe("allow");
+    expect(await decide("http://bücher.example/", "ask", [], [allow!])).toBe("ask");
+    expect(await decide("http://bücher.example/", "yolo", [], [reject])).toBe("allow");
+  });
+
+  test("fetch.allowHosts entries meet every spelling, ports included", () => {
+    expect(hostAllowed(new URL("http://DOCS.internal.:8080/"), ["docs.internal:8080"])).toBe(true);
+    expect(hostAllowed(new URL("https://docs.internal/"), ["Docs.Internal.:443"])).toBe(true);
+    expect(hostAllowed(new URL("http://docs.internal/"), ["docs.internal:443"])).toBe(false);
+    expect(hostAllowed(new URL("http://xn--bcher-kva.internal/"), ["bücher.internal"])).toBe(true);
+  });
+
+  test("the same origin is the same scheme, host and effective port", () => {
+    const same = (a: string, b: string) => sameOrigin(new URL(a), new URL(b));
+    expect(same("https://h.example/a", "http://h.example/b")).toBe(false);
+    expect(same("https://h.example:8443/a", "http://h.example:8443/b")).toBe(false);
+    expect(same("http://h.example/a", "https://h.example/b")).toBe(false);
+    expect(same("http://h.example/a", "http://H.EXAMPLE.:80/b")).toBe(true);
+    expect(same("https://bücher.example/", "https://xn--bcher-kva.example:443/")).toBe(true);
+    expect(same("https://h.example/", "https://h.example:444/")).toBe(false);
+  });
+});
+
+const SEED = Number(process.env.ACP_EDGE_HOST_SEED ?? 20261206);
+const NAMES: Array<{ unicode: string; ascii: string }> = [
+  { unicode: "evil.example", ascii: "evil.example" },
+  { unicode: "bücher.example", ascii: "xn--bcher-kva.example" },
+  { unicode: "münchen.example.org", ascii: "xn--mnchen-3ya.example.org" },
+  { unicode: "exämple.test", ascii: "xn--exmple-cua.test" },
+];
+const FULL_WIDTH_OFFSET = 0xff41 - 0x61;
+
+/** One random but faithful spelling of `name`: the URL parser reads it back as the same host. */
+function spell(name: { unicode: string; ascii: string }, next: () => number): string {
+  let text = next() < 0.5 ? name.unicode : name.ascii;
+  text = [...text].map((c) => (next() < 0.4 ? c.toUpperCase() : c)).join("");
+  // Full-width ASCII letters and the ideographic full stop map to the plain ones.
+  text = [...text].map((c) => (/[a-z]/.test(c) && next() < 0.1 ? String.fromCodePoint(c.codePointAt(0)! + FULL_WIDTH_OFFSET) : c === "." && next() < 0.1 ? "。" : c)).join("");
+  if (next() < 0.4) text += ".";
+  return text;
+}
+
+test(`seeded spellings (seed ${SEED}): a deny rule or an always-reject in one spelling refuses a URL in another; a rule for another host or port does not`, async () => {
+  const next = prng(SEED);
+  for (let i = 0; i < 600; i++) {
+    const name = NAMES[Math.floor(next() * NAMES.length)]!;
+    const scheme = next() < 0.5 ? "http" : "https";
+    const port = scheme === "https" ? "443" : "80";
+    const urlPort = next() < 0.3 ? `:${port}` : "";
+    const url = `${scheme}://${spell(name, next)}${urlPort}/path`;
+    const ruleText = spell(name, next) + (next() < 0.5 ? `:${port}` : "");
+    const rule = next() < 0.2 ? `*.${ruleText}` : ruleText;
+    const target = rule.startsWith("*.") ? url.replace("://", "://sub.") : url;
+    const replay = `seed ${SEED}, case ${i}: rule "${rule}", url ${target}`;
+    expect(v.safeParse(SettingsSchema, { permissionRules: [deny(rule)] }).success, replay).toBe(true);
+    expect(await decide(target, "yolo", [deny(rule)]), replay).toBe("deny");
+    expect(hostAllowed(new URL(target), [rule.replace(/^\*\./, "sub.")]), replay).toBe(true);
+    // An "always reject" answered on one spelling of the URL refuses another.
+    const answered = `${scheme}://${spell(name, next)}${next() < 0.5 ? `:${port}` : ""}/other`;
+    const { reject } = offerGrants({ class: "fetch", tool: "fetch", paths: [], host: hostOf(answered), roots: [] }, undefined);
+    expect(await decide(url, "yolo", [], [reject]), `${replay}, answered on ${answered}`).toBe("deny");
+    // The same rule for another port, or another name, leaves the host alone.
+    const otherPort = `${spell(name, next)}:${scheme === "https" ? "8443" : "8080"}`;
+    expect(await decide(target, "yolo", [deny(otherPort)]), replay).toBe("allow");
+    expect(await decide(target, "yolo", [deny(`x${spell(name, next)}`)]), replay).toBe("allow");
+  }
+});

@@ -55,8 +55,8 @@ describe.skipIf(unavailable !== undefined).each(RUNTIMES)("DNS before the fetch 
     const s = await startScenario(dns.launcher(runtime), { script: [fetchCall("r1", `https://${name}/`), done], args: ["--approval-mode", "read-only"] });
     try {
       await s.prompt("go");
-      expect(resultText(s.updates(), "r1")).toContain("read-only mode");
       expect(dns.asked(name)).toBe(false);
+      expect(resultText(s.updates(), "r1")).toContain("read-only mode");
     } finally {
       s.close();
     }
@@ -72,10 +72,10 @@ describe.skipIf(unavailable !== undefined).each(RUNTIMES)("DNS before the fetch 
     const s = await startScenario(dns.launcher(runtime), { script: [fetchCall("a1", `https://${name}/x`), done], ...answers });
     try {
       await s.prompt("go");
+      expect(dns.asked(name)).toBe(false);
       expect(answers.requests).toHaveLength(1);
       expect(askedBeforeAnswer).toBe(false);
       expect(finalStatus(s.updates(), "a1")).toBe("failed");
-      expect(dns.asked(name)).toBe(false);
     } finally {
       s.close();
     }
@@ -97,10 +97,10 @@ describe.skipIf(unavailable !== undefined).each(RUNTIMES)("DNS before the fetch 
     try {
       await s.prompt("go");
       await t.prompt("go");
-      expect(resultText(s.updates(), "h1")).toContain("Blocked by the permission rule");
-      expect(resultText(t.updates(), "t1")).toContain("Blocked by the permission rule");
       expect(dns.asked(ruled)).toBe(false);
       expect(dns.asked(toolRuled)).toBe(false);
+      expect(resultText(s.updates(), "h1")).toContain("Blocked by the permission rule");
+      expect(resultText(t.updates(), "t1")).toContain("Blocked by the permission rule");
     } finally {
       s.close();
       t.close();
@@ -116,8 +116,8 @@ describe.skipIf(unavailable !== undefined).each(RUNTIMES)("DNS before the fetch 
     });
     try {
       await s.prompt("go");
-      expect(resultText(s.updates(), "d1")).toContain("not followed");
       expect(dns.asked(redirectTarget)).toBe(false);
+      expect(resultText(s.updates(), "d1")).toContain("not followed");
       // The control: once a fetch is allowed its name does reach the resolver, so the checks above can fail.
       expect(resultText(s.updates(), "y1")).toContain("could not be resolved");
       expect(dns.asked(allowed)).toBe(true);

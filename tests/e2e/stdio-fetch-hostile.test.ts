@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { acp } from "../helpers/acp-client.ts";
 import { RUNTIMES } from "../helpers/agent-process.ts";
 import { answering, finalStatus, startScenario, toolEvents, type Scenario } from "../helpers/scenario.ts";
+import { certificateUnavailable, makeTestCertificate, type TestCertificate } from "../helpers/test-certificate.ts";
 import { startWebServer, type WebServer } from "../helpers/web-server.ts";
 
 const fetchCall = (id: string, url: string) => ({ toolCalls: [{ id, name: "fetch", input: { url } }] });
@@ -37,7 +38,12 @@ const HOSTILE_PAGE = [
 /** Anything a reader could take for the marker tag, opening or closing. */
 const MARKER_LIKE = /[<\uff1c\ufe64][\s\u00ad\u200b-\u200f\u2060\ufeff]*[\\/]*[\s\u00ad\u200b-\u200f\u2060\ufeff]*untrusted[\s\u00ad\u200b-\u200f\u2060\ufeff_-]*web[\s\u00ad\u200b-\u200f\u2060\ufeff_-]*content/giu;
 
+const noTls = certificateUnavailable();
+if (noTls) console.warn(`stdio-fetch-hostile: the https test is skipped: ${noTls}`);
+
 let site: WebServer;
+let secure: WebServer | undefined;
+let certificate: TestCertificate | undefined;
 const drips = new Set<ReturnType<typeof setInterval>>();
 
 beforeAll(async () => {
@@ -70,9 +76,30 @@ beforeAll(async () => {
   });
 });
 
+beforeAll(async () => {
+  if (noTls) return;
+  certificate = makeTestCertificate();
+  const tlsServer: WebServer = await startWebServer(
+    {
+      "/to-http": (r) => {
+        r.writeHead(302, { location: `http://127.0.0.1:${tlsServer.port}/article` });
+        r.end();
+      },
+      "/article": (r) => {
+        r.writeHead(200, { "content-type": "text/plain" });
+        r.end("the secure article");
+      },
+    },
+    { tls: certificate },
+  );
+  secure = tlsServer;
+});
+
 afterAll(async () => {
   for (const timer of drips) clearInterval(timer);
   await site.close();
+  await secure?.close();
+  certificate?.remove();
 });
 
 /**
@@ -151,6 +178,26 @@ describe.each(RUNTIMES)("the fetch tool against hostile input on %s", (runtime) 
       expect(resultText(s.updates(), "h1")).toContain(`https://127.0.0.1:${site.port}/article`);
       // One connection, for the redirect itself: the https URL was never tried.
       expect(site.connections() - before).toBe(1);
+    } finally {
+      s.close();
+    }
+  });
+
+  test.skipIf(noTls !== undefined)("https to http on the same host and port is reported, not followed; https itself works", async () => {
+    const server = secure!;
+    const s = await startScenario(runtime, {
+      script: [fetchCall("p1", `https://127.0.0.1:${server.port}/article`), fetchCall("p2", `https://127.0.0.1:${server.port}/to-http`), done],
+      args: ["--approval-mode", "yolo"],
+      settings: { fetch: { allowHosts: [`127.0.0.1:${server.port}`] } },
+      env: certificate!.trustEnv,
+    });
+    const before = server.requests.length;
+    try {
+      await s.prompt("go");
+      expect(resultText(s.updates(), "p1")).toContain("the secure article");
+      expect(resultText(s.updates(), "p2")).toContain("not followed");
+      expect(resultText(s.updates(), "p2")).toContain(`http://127.0.0.1:${server.port}/article`);
+      expect(server.requests.slice(before)).toEqual(["/article", "/to-http"]);
     } finally {
       s.close();
     }

@@ -1,9 +1,11 @@
 /**
  * Local web servers for the `fetch` tool's tests: one serving an article,
  * redirects and a huge page, and one that must never be reached, each
- * counting the requests it received.
+ * counting the requests and connections it received; HTTPS with a
+ * throwaway certificate (see test-certificate.ts).
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 
 export interface WebServer {
@@ -23,10 +25,10 @@ export const ARTICLE_HTML = `<!doctype html><html><head><title>Migration guide</
 <h2>Example</h2><pre><code class="language-ts">const app = run({ port: 1 });</code></pre></main>
 <footer>FOOTER-TEXT</footer><script>SECOND_SCRIPT()</script></body></html>`;
 
-/** Starts a server on 127.0.0.1; `routes` answer by path, anything else is 404. */
-export async function startWebServer(routes: Record<string, (respond: import("node:http").ServerResponse) => void> = {}): Promise<WebServer> {
+/** Starts a server on 127.0.0.1 (over TLS with `tls`); `routes` answer by path, anything else is 404. */
+export async function startWebServer(routes: Record<string, (respond: import("node:http").ServerResponse) => void> = {}, options: { tls?: { key: string; cert: string } } = {}): Promise<WebServer> {
   const requests: string[] = [];
-  const server: Server = createServer((request, response) => {
+  const listener: RequestListener = (request, response) => {
     requests.push(request.url ?? "");
     response.on("error", () => undefined);
     const route = routes[request.url ?? ""];
@@ -35,8 +37,10 @@ export async function startWebServer(routes: Record<string, (respond: import("no
       response.writeHead(404, { "content-type": "text/plain" });
       response.end("not here");
     }
-  });
+  };
+  const server: Server = options.tls ? createTlsServer(options.tls, listener) : createServer(listener);
   server.on("clientError", (_error, socket) => socket.destroy());
+  server.on("tlsClientError", (_error: Error, socket: import("node:net").Socket) => socket.destroy());
   let connections = 0;
   server.on("connection", () => void connections++);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -251,10 +251,14 @@ export interface ToolDefinition<TSchema extends v.GenericSchema = v.GenericSchem
   readOnly?: boolean;
   /** Several calls of it in one step run at the same time (bounded), instead of one after another. */
   concurrent?: boolean;
+  /** The call as the editor shows it; like `access` and `preview`, it runs before approval and reaches nothing outside. */
   describe(input: v.InferOutput<TSchema>, workspace: Workspace): ToolDescription;
   /** What the call touches; tools without it touch nothing that needs approval. */
   access?(input: v.InferOutput<TSchema>, workspace: Workspace): ToolAccess;
-  /** Works out the change before approval (so the editor can show the diff); throws ToolError when it cannot apply. */
+  /**
+   * Works out the change before approval (so the editor can show the diff); throws ToolError when it cannot apply.
+   * It runs before the call is allowed: it reads local state only and never reaches the network (no lookup, no connection).
+   */
   preview?(input: v.InferOutput<TSchema>, context: ToolContext): Promise<ToolPreview>;
   /** Resolves with a result; failures the model should see throw `ToolError` (or any error). */
   execute(input: v.InferOutput<TSchema>, context: ToolContext): Promise<ToolResult>;

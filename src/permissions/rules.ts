@@ -9,7 +9,7 @@ import { expandTilde } from "../config/home.ts";
 import { isWithin, resolve } from "../runtime/files/path.ts";
 import type { SimpleCommand } from "./command-line.ts";
 import { allowCovers, readCommandPattern, refusalCovers } from "./command-match.ts";
-import { hostCovers, readHostPattern } from "../runtime/fetch/host-key.ts";
+import { hostCovers, hostText, readHostPattern } from "../runtime/fetch/host-key.ts";
 
 export type RuleAction = PermissionRule["action"];
 
@@ -144,7 +144,8 @@ export function matchHostRules(rules: readonly PermissionRule[], tool: string, h
     if (!rule.host || !appliesToTool(rule, tool, ["fetch"])) continue;
     const pattern = readHostPattern(rule.host, { wildcard: true });
     const hit = pattern && target ? hostCovers(pattern, target) : rule.action !== "allow";
-    if (hit) matches.push({ rule, length: rule.host.length });
+    // Measured as normalised, so a longer spelling of the same host (punycode, a trailing dot) does not outrank a deny.
+    if (hit) matches.push({ rule, length: pattern ? hostText(pattern).length : rule.host.length });
   }
   return best(matches);
 }

@@ -51,6 +51,12 @@ describe("a deny rule meets every spelling of its host", () => {
     });
   }
 
+  test("an allow rule spelled longer does not outrank a deny for the same host", async () => {
+    expect(await decide("https://bücher.example/", "yolo", [{ action: "allow", host: "xn--bcher-kva.example" }, deny("bücher.example")])).toBe("deny");
+    expect(await decide("https://evil.example/", "yolo", [{ action: "allow", host: "EVIL.EXAMPLE..." }, deny("evil.example")])).toBe("deny");
+    expect(await decide("https://evil.example/", "read-only", [{ action: "allow", host: "Evil.Example." }, { action: "ask", host: "evil.example" }])).toBe("deny");
+  });
+
   test("a rule still names one host and one port: other hosts and ports are not refused", async () => {
     expect(await decide("http://port.example/", "yolo", [deny("port.example:443")])).toBe("allow");
     expect(await decide("https://port.example:8443/", "yolo", [deny("port.example:443")])).toBe("allow");

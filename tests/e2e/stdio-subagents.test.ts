@@ -220,6 +220,28 @@ describe.each(RUNTIMES)("subagents on %s", (runtime) => {
     expect(rawText(failed)).toContain('There is no agent named "nobody". Agents: reviewer, writer');
   }, 120_000);
 
+  test("a subagent's answer of 40,000 characters on one line reaches the parent cut to its head, with a note, never lost", async () => {
+    sandbox = makeSandbox();
+    const long = `LONG-ANSWER-HEAD ${"y".repeat(40_000)} LONG-ANSWER-TAIL`;
+    const reply = (r: RecordedRequest): ScriptedTurn => {
+      if (isSubagent(r)) return { text: long };
+      if (lastRole(r) === "tool") return { text: "PARENT-DONE" };
+      return { toolCalls: [{ id: "task_long", name: "task", input: { description: "Answer at length", prompt: "TASK-LONG" } }] };
+    };
+    const agent = await start(reply);
+    const { sessionId } = await agent.newSession();
+    expect((await agent.prompt(sessionId, "START")).stopReason).toBe("end_turn");
+    const result = toolResults(server.requests.at(-1)!).join("");
+    expect(result.startsWith("LONG-ANSWER-HEAD yyy")).toBe(true);
+    expect(result).not.toContain("gave no answer");
+    expect(result).not.toContain("LONG-ANSWER-TAIL");
+    expect(result).toContain("[The answer was cut at 32.0KB of");
+    expect(result.length).toBeLessThan(33 * 1024);
+    const end = toolUpdates(agent.client.updates(sessionId)).filter((u) => u.toolCallId === "task_long").at(-1)!;
+    expect(end.status).toBe("completed");
+    expect(rawText(end)).toContain("LONG-ANSWER-HEAD");
+  }, 120_000);
+
   test("maxTurnRequests bounds the whole turn: subagents draw from the parent's budget and the turn stops max_turn_requests", async () => {
     sandbox = makeSandbox();
     // The parent asks for two subagents at once; each subagent would list the folder forever.

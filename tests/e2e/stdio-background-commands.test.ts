@@ -290,6 +290,50 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
     }
   }, 60_000);
 
+  test("a command that ends by itself shows as ended, with its code or signal, in session/status and /session before any read", async () => {
+    const marker = uniqueMarker();
+    const waitGo = "while [ ! -e go ]; do sleep 0.05; done";
+    const script = [
+      { toolCalls: [{ id: "code", name: "bash", input: { command: `export ${marker}; ${waitGo}; echo bye; exit 7`, background: true } }] },
+      { toolCalls: [{ id: "killed", name: "bash", input: { command: `export ${marker}; ${waitGo}; kill -KILL $$`, background: true } }] },
+      { toolCalls: [{ id: "runs", name: "bash", input: { command: `export ${marker}; exec sleep 300`, background: true } }] },
+      { toolCalls: [{ id: "go", name: "bash", input: { command: "touch go" } }] },
+      { text: "done" },
+    ];
+    const s = await startScenario(runtime, { script, args: ["--approval-mode", "yolo"] });
+    try {
+      expect((await s.prompt("start three")).stopReason).toBe("end_turn");
+      const ids = ["code", "killed", "runs"].map((call) => backgroundId(toolText(s.updates(), call)));
+      type Listed = { id: string; running: boolean; exit?: { code: number | null; signal: string | null } };
+      const status = async (): Promise<Listed[]> =>
+        (await (s.client.agent.request as (m: string, p: unknown) => Promise<any>)("session/status", { sessionId: s.sessionId })).backgroundCommands;
+      // The two ends arrive as exit events; nothing reads them (no bash_output call is made).
+      await waitFor(async () => (await status()).filter((c) => !c.running).length === 2, 20_000, "both ends listed");
+      const listed = await status();
+      expect(listed.map((c) => [c.id, c.running, c.exit])).toEqual([
+        [ids[0], false, { code: 7, signal: null }],
+        [ids[1], false, { code: null, signal: "SIGKILL" }],
+        [ids[2], true, undefined],
+      ]);
+      const from = s.updates().length;
+      await s.prompt("/session");
+      const said = s
+        .updates(from)
+        .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
+        .join("");
+      expect(said).toContain(`${ids[0]}: export`);
+      expect(said).toMatch(new RegExp(`${ids[0]}: [^\n]*\\(exited with code 7\\)`));
+      expect(said).toMatch(new RegExp(`${ids[1]}: [^\n]*\\(ended by signal SIGKILL\\)`));
+      expect(said).toMatch(new RegExp(`${ids[2]}: [^\n]*\\(running for \\d+ s\\)`));
+      s.proc.child.stdin!.end();
+      expect((await s.proc.exited).code).toBe(0);
+      expect(processesWithEnv(marker)).toEqual([]);
+    } finally {
+      s.close();
+      killProcessesWithEnv(marker);
+    }
+  }, 60_000);
+
   test("a registered key a background command prints is hidden, also when split across reads", async () => {
     const key = "sk-openai-e2e-BACKGROUND-3f9a1c7e5d";
     // The second half waits for a file the model creates between two reads, so the halves are read apart.

@@ -40,6 +40,7 @@ export async function startLocalBackground(request: { command: string; cwd: stri
   const read = (): BackgroundRead => ({ ...unread.take(), ...(exit ? { exit } : {}) });
   let stopping: Promise<BackgroundRead> | undefined;
   return {
+    ended: child.exited,
     read: async () => read(),
     changed: (ms, signal) => whenReady(unread, () => unread.pending || exit !== undefined, ms, signal),
     stop: () =>

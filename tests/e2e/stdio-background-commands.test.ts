@@ -164,6 +164,37 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
     }
   }, 60_000);
 
+  test("a command that kills the rest of its process group (kill 0, kill -- -$$, each member) still ends when the agent is killed with SIGKILL, with the child it moved out of its group", async () => {
+    const marker = uniqueMarker();
+    // Ignores SIGTERM, starts a child in a session of its own, kills every other process of its group, signals the group twice, says so, then waits as a marked sleep.
+    const command = [
+      `export ${marker}`,
+      "trap '' TERM HUP",
+      // A child that left the group and the session: found by its marker.
+      "setsid sleep 297 < /dev/null > /dev/null 2>&1 &",
+      "me=$$",
+      'for stat in /proc/[0-9]*/stat; do read -r pid comm state ppid group rest < "$stat" 2>/dev/null || continue; if [ "$group" = "$me" ] && [ "$pid" != "$me" ]; then kill -KILL "$pid" 2>/dev/null; fi; done',
+      "kill -TERM 0",
+      "kill -TERM -- -$$",
+      "echo alone > isolated.txt",
+      "exec sleep 298",
+    ].join("\n");
+    const script = [{ toolCalls: [{ id: "start", name: "bash", input: { command, background: true } }] }, { text: "left running" }];
+    const s = await startScenario(runtime, { script, args: ["--approval-mode", "yolo"] });
+    try {
+      expect((await s.prompt("start it")).stopReason).toBe("end_turn");
+      await waitFor(() => existsSync(join(s.sandbox.project, "isolated.txt")), 20_000, "the command to have cleared its group");
+      await waitFor(() => processesWithEnv(marker).length === 2, 10_000, "the command and the child that left its group");
+      s.proc.child.kill("SIGKILL");
+      await s.proc.exited;
+      // SIGTERM is ignored: the SIGKILL after the grace ends it.
+      await waitFor(() => processesWithEnv(marker).length === 0, 15_000, "the command to end after the agent was killed");
+    } finally {
+      s.close();
+      killProcessesWithEnv(marker);
+    }
+  }, 60_000);
+
   test("closing the session ends a background command it left running; the agent goes on", async () => {
     const marker = uniqueMarker();
     const script = [{ toolCalls: [{ id: "start", name: "bash", input: { command: serverCommand(marker, true), background: true } }] }, { text: "left running" }];

@@ -115,6 +115,30 @@ async function startedAndLeft(s: Scenario): Promise<number> {
   return pid;
 }
 
+/** What `/session` says. */
+async function sessionCommandText(s: Scenario): Promise<string> {
+  const from = s.updates().length;
+  await s.prompt("/session");
+  return s
+    .updates(from)
+    .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
+    .join("");
+}
+
+type ListedCommand = { id: string; running: boolean; exit?: { code: number | null; signal: string | null } };
+
+/** `session/status` of the scenario's session. */
+async function sessionStatus(s: Scenario): Promise<{ status: string; backgroundCommands: ListedCommand[] }> {
+  return await (s.client.agent.request as (m: string, p: unknown) => Promise<any>)("session/status", { sessionId: s.sessionId });
+}
+
+/** The end of input ends the agent cleanly, and every command marked `marker` with it. */
+async function endsWithInput(s: Scenario, marker: string): Promise<void> {
+  s.proc.child.stdin!.end();
+  expect((await s.proc.exited).code).toBe(0);
+  expect(processesWithEnv(marker)).toEqual([]);
+}
+
 describe.each(RUNTIMES)("background commands on %s", (runtime) => {
   test("a server started in the background is read, reached and stopped, port and process gone", async () => {
     const marker = uniqueMarker();
@@ -299,22 +323,14 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
       expect(processesWithEnv(marker)).toHaveLength(8);
 
       // `/session` lists what runs.
-      const from = s.updates().length;
-      await s.prompt("/session");
-      const said = s
-        .updates(from)
-        .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
-        .join("");
+      const said = await sessionCommandText(s);
       expect(said).toContain("Background commands (8):");
       expect(said).toContain(`${ids[0]}: export`);
       // So does `session/status`.
-      const status = await (s.client.agent.request as (m: string, p: unknown) => Promise<any>)("session/status", { sessionId: s.sessionId });
+      const status = await sessionStatus(s);
       expect(status.status).toBe("open");
-      expect(status.backgroundCommands.map((c: { id: string; running: boolean }) => [c.id, c.running])).toEqual(ids.map((id) => [id, true]));
-
-      s.proc.child.stdin!.end();
-      expect((await s.proc.exited).code).toBe(0);
-      expect(processesWithEnv(marker)).toEqual([]);
+      expect(status.backgroundCommands.map((c) => [c.id, c.running])).toEqual(ids.map((id) => [id, true]));
+      await endsWithInput(s, marker);
     } finally {
       s.close();
       killProcessesWithEnv(marker);
@@ -335,9 +351,7 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
     try {
       expect((await s.prompt("start three")).stopReason).toBe("end_turn");
       const ids = ["code", "killed", "runs"].map((call) => backgroundId(toolText(s.updates(), call)));
-      type Listed = { id: string; running: boolean; exit?: { code: number | null; signal: string | null } };
-      const status = async (): Promise<Listed[]> =>
-        (await (s.client.agent.request as (m: string, p: unknown) => Promise<any>)("session/status", { sessionId: s.sessionId })).backgroundCommands;
+      const status = async () => (await sessionStatus(s)).backgroundCommands;
       // The two ends arrive as exit events; nothing reads them (no bash_output call is made).
       await waitFor(async () => (await status()).filter((c) => !c.running).length === 2, 20_000, "both ends listed");
       const listed = await status();
@@ -346,19 +360,12 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
         [ids[1], false, { code: null, signal: "SIGKILL" }],
         [ids[2], true, undefined],
       ]);
-      const from = s.updates().length;
-      await s.prompt("/session");
-      const said = s
-        .updates(from)
-        .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
-        .join("");
+      const said = await sessionCommandText(s);
       expect(said).toContain(`${ids[0]}: export`);
       expect(said).toMatch(new RegExp(`${ids[0]}: [^\n]*\\(exited with code 7\\)`));
       expect(said).toMatch(new RegExp(`${ids[1]}: [^\n]*\\(ended by signal SIGKILL\\)`));
       expect(said).toMatch(new RegExp(`${ids[2]}: [^\n]*\\(running for \\d+ s\\)`));
-      s.proc.child.stdin!.end();
-      expect((await s.proc.exited).code).toBe(0);
-      expect(processesWithEnv(marker)).toEqual([]);
+      await endsWithInput(s, marker);
     } finally {
       s.close();
       killProcessesWithEnv(marker);

@@ -11,6 +11,7 @@
  * @module
  */
 import { spawn } from "node:child_process";
+import process from "node:process";
 import { started } from "./child-lifecycle.ts";
 
 /**
@@ -52,7 +53,7 @@ export async function startAgentWatchdog(group: number, markerEntry: string): Pr
   const child = spawn("/bin/sh", ["-c", WATCHDOG_SCRIPT, "sh", String(group), markerEntry], {
     // Its own session and group; no marker in its environment, so no scan of the tree finds it.
     detached: true,
-    env: { PATH: "/usr/bin:/bin" },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     stdio: ["pipe", "ignore", "ignore"],
   });
   await started(child);

@@ -195,8 +195,10 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
       `export ${marker}`,
       "trap '' TERM HUP",
       // A child that left the group and the session: found by its marker.
-      "setsid sleep 297 < /dev/null > /dev/null 2>&1 &",
       "me=$$",
+      "setsid sleep 297 < /dev/null > /dev/null 2>&1 &",
+      // Left the group once its group is no longer the command's (setsid runs after the fork).
+      'while read -r pid comm state ppid group rest < "/proc/$!/stat" && [ "$group" = "$me" ]; do sleep 0.01; done',
       'for stat in /proc/[0-9]*/stat; do read -r pid comm state ppid group rest < "$stat" 2>/dev/null || continue; if [ "$group" = "$me" ] && [ "$pid" != "$me" ]; then kill -KILL "$pid" 2>/dev/null; fi; done',
       "kill -TERM 0",
       "kill -TERM -- -$$",

@@ -79,7 +79,7 @@ export function connectAgent(services: AgentServices, stream: MessageStreamPair,
   const cancelOwnTurns = () => {
     if (!state) return;
     // A prompt of this client still getting ready (tools, context files, the prompt's files) sees this before its turn starts.
-    state.inputEnded.abort(new Error("the client disconnected"));
+    state.inputEnded.end(new Error("the client disconnected"));
     cancelTurnsOf(services, state.id, state.sessions, "the client disconnected");
   };
   // A cancel is applied as it arrives, in order with the messages around it (see cancel-in-order.ts).

@@ -3,35 +3,34 @@
  * client's input, or a turn's cancel and a deadline.
  * @module
  */
+import type { InputEnd } from "./input-end.ts";
 
 /**
  * A signal that fires when either does, `release` to let go of both and
- * `releaseFirst` to stop following `a` alone. Not
+ * `releaseFirst` to stop following `request` alone. Not
  * `AbortSignal.any`: on Node 20 every signal it makes stays reachable from a
  * long-lived source (a connection's), with all it holds, until that source
  * is collected: one per prompt for as long as the client stays. And a source
  * only `AbortSignal.any` follows is not kept alive: an `AbortSignal.timeout`
  * among them can be collected and then never fires.
  */
-export function eitherSignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; release(): void; releaseFirst(): void } {
+export function eitherSignal(request: AbortSignal, inputEnd: InputEnd): { signal: AbortSignal; release(): void; releaseFirst(): void } {
   const controller = new AbortController();
-  const onA = () => controller.abort(a.reason);
-  const onB = () => controller.abort(b.reason);
-  if (a.aborted) onA();
-  else if (b.aborted) onB();
+  const onRequest = () => controller.abort(request.reason);
+  let unfollow = () => {};
+  if (request.aborted) onRequest();
   else {
-    a.addEventListener("abort", onA, { once: true });
-    b.addEventListener("abort", onB, { once: true });
+    unfollow = inputEnd.follow((reason) => controller.abort(reason));
+    if (!controller.signal.aborted) request.addEventListener("abort", onRequest, { once: true });
   }
   return {
     signal: controller.signal,
     release() {
-      a.removeEventListener("abort", onA);
-      b.removeEventListener("abort", onB);
+      request.removeEventListener("abort", onRequest);
+      unfollow();
     },
     releaseFirst() {
-      a.removeEventListener("abort", onA);
+      request.removeEventListener("abort", onRequest);
     },
   };
 }
-

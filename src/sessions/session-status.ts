@@ -30,6 +30,8 @@ export interface BackgroundCommandStatus {
   /** ISO time it started. */
   startedAt: string;
   running: boolean;
+  /** How it ended, once it did (it is listed until the model has read its end): an exit code, or the signal that ended it. */
+  exit?: { code: number | null; signal: string | null };
   /** The editor terminal it runs in, if any. */
   terminalId?: string;
 }
@@ -50,6 +52,7 @@ export async function sessionStatus(services: AgentServices, sessionId: string):
       command: c.command,
       startedAt: new Date(c.startedAt).toISOString(),
       running: c.exit === undefined,
+      ...(c.exit ? { exit: { code: c.exit.code, signal: c.exit.signal } } : {}),
       ...(c.terminalId !== undefined ? { terminalId: c.terminalId } : {}),
     }));
     const usage = sessionUsage(live.agent.totals);

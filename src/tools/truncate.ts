@@ -1,7 +1,9 @@
 /**
  * Keeping tool output inside the model's budget: 2000 lines or 50 KiB,
- * whichever comes first. Head truncation (read, listings) keeps whole lines
- * from the start; tail truncation (command output) keeps the end.
+ * whichever comes first. Head truncation (read, listings, a subagent's answer)
+ * keeps whole lines from the start; tail truncation (command output) keeps the
+ * end. A single line longer than the budget is cut, never dropped: the head
+ * keeps its start, the tail its end.
  * @module
  */
 
@@ -24,7 +26,7 @@ export interface TruncationResult {
   totalBytes: number;
   outputLines: number;
   outputBytes: number;
-  /** Head: the first line alone is over `maxBytes`, so nothing was kept. */
+  /** Head: the first line alone is over `maxBytes`, so only its start was kept (cut, never dropped). */
   firstLineExceedsLimit: boolean;
   /** Tail: the only kept line is the end of a longer one. */
   lastLinePartial: boolean;
@@ -97,7 +99,7 @@ function cutResult(
   };
 }
 
-/** Keeps whole lines from the start; never emits a partial line. */
+/** Keeps whole lines from the start; when the first line alone is too long, keeps its start. */
 export function truncateHead(content: string, options: TruncationOptions = {}): TruncationResult {
   const cut = prepareCut(content, options);
   if ("content" in cut) return cut;
@@ -114,7 +116,14 @@ export function truncateHead(content: string, options: TruncationOptions = {}): 
     kept.push(lines[i] ?? "");
     bytes += lineBytes;
   }
-  return cutResult(cut, kept, bytes, truncatedBy, { firstLineExceedsLimit: kept.length === 0, lastLinePartial: false });
+  const firstLineExceedsLimit = kept.length === 0 && truncatedBy === "bytes";
+  if (firstLineExceedsLimit) {
+    // One line longer than the budget (a minified file, an answer on one line): its start, not nothing.
+    const start = headWithinBytes(lines[0] ?? "", maxBytes);
+    kept.push(start);
+    bytes = utf8Length(start);
+  }
+  return cutResult(cut, kept, bytes, truncatedBy, { firstLineExceedsLimit, lastLinePartial: false });
 }
 
 /** Keeps whole lines from the end; when the last line alone is too long, keeps its end. */
@@ -163,6 +172,25 @@ function tailWithinBytes(line: string, maxBytes: number): string {
     start = from;
   }
   return line.slice(start);
+}
+
+/** The longest prefix of `line` whose UTF-8 form fits in `maxBytes`, never splitting a surrogate pair. */
+function headWithinBytes(line: string, maxBytes: number): string {
+  let bytes = 0;
+  let end = 0;
+  while (end < line.length) {
+    const code = line.charCodeAt(end);
+    const pair = code >= 0xd800 && code <= 0xdbff && end + 1 < line.length && isLowSurrogate(line.charCodeAt(end + 1));
+    const size = pair ? 4 : code < 0x80 ? 1 : code < 0x800 ? 2 : 3;
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    end += pair ? 2 : 1;
+  }
+  return line.slice(0, end);
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /** Cuts one line to `maxChars`, marking the cut (grep output). */

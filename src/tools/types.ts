@@ -143,6 +143,11 @@ export interface BackgroundRead {
 export interface BackgroundProcess {
   /** The editor terminal it runs in, when it runs in one. */
   readonly terminalId?: string;
+  /**
+   * Settles when the command has exited, as the process's exit event arrives; absent where its end
+   * is only learnt by asking (an editor's terminal, which a read asks).
+   */
+  readonly ended?: Promise<BackgroundExit>;
   /** Takes the output not read yet; sets `exit` once it ended. A cancel through `signal` ends a wait on the editor. */
   read(signal?: AbortSignal): Promise<BackgroundRead>;
   /** Resolves when there is unread output or the command ended, after `ms` at the latest, or when `signal` aborts. */

@@ -115,6 +115,30 @@ async function startedAndLeft(s: Scenario): Promise<number> {
   return pid;
 }
 
+/** What `/session` says. */
+async function sessionCommandText(s: Scenario): Promise<string> {
+  const from = s.updates().length;
+  await s.prompt("/session");
+  return s
+    .updates(from)
+    .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
+    .join("");
+}
+
+type ListedCommand = { id: string; running: boolean; exit?: { code: number | null; signal: string | null } };
+
+/** `session/status` of the scenario's session. */
+async function sessionStatus(s: Scenario): Promise<{ status: string; backgroundCommands: ListedCommand[] }> {
+  return await (s.client.agent.request as (m: string, p: unknown) => Promise<any>)("session/status", { sessionId: s.sessionId });
+}
+
+/** The end of input ends the agent cleanly, and every command marked `marker` with it. */
+async function endsWithInput(s: Scenario, marker: string): Promise<void> {
+  s.proc.child.stdin!.end();
+  expect((await s.proc.exited).code).toBe(0);
+  expect(processesWithEnv(marker)).toEqual([]);
+}
+
 describe.each(RUNTIMES)("background commands on %s", (runtime) => {
   test("a server started in the background is read, reached and stopped, port and process gone", async () => {
     const marker = uniqueMarker();
@@ -158,6 +182,39 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
       await s.proc.exited;
       await waitFor(() => processGone(pid), 10_000, "the server to end after the agent was killed");
       await waitFor(() => processesWithEnv(marker).length === 0, 10_000, "every marked process to end");
+    } finally {
+      s.close();
+      killProcessesWithEnv(marker);
+    }
+  }, 60_000);
+
+  test("a command that kills the rest of its process group (kill 0, kill -- -$$, each member) still ends when the agent is killed with SIGKILL, with the child it moved out of its group", async () => {
+    const marker = uniqueMarker();
+    // Ignores SIGTERM, starts a child in a session of its own, kills every other process of its group, signals the group twice, says so, then waits as a marked sleep.
+    const command = [
+      `export ${marker}`,
+      "trap '' TERM HUP",
+      // A child that left the group and the session: found by its marker.
+      "me=$$",
+      "setsid sleep 297 < /dev/null > /dev/null 2>&1 &",
+      // Left the group once its group is no longer the command's (setsid runs after the fork).
+      'while read -r pid comm state ppid group rest < "/proc/$!/stat" && [ "$group" = "$me" ]; do sleep 0.01; done',
+      'for stat in /proc/[0-9]*/stat; do read -r pid comm state ppid group rest < "$stat" 2>/dev/null || continue; if [ "$group" = "$me" ] && [ "$pid" != "$me" ]; then kill -KILL "$pid" 2>/dev/null; fi; done',
+      "kill -TERM 0",
+      "kill -TERM -- -$$",
+      "echo alone > isolated.txt",
+      "exec sleep 298",
+    ].join("\n");
+    const script = [{ toolCalls: [{ id: "start", name: "bash", input: { command, background: true } }] }, { text: "left running" }];
+    const s = await startScenario(runtime, { script, args: ["--approval-mode", "yolo"] });
+    try {
+      expect((await s.prompt("start it")).stopReason).toBe("end_turn");
+      await waitFor(() => existsSync(join(s.sandbox.project, "isolated.txt")), 20_000, "the command to have cleared its group");
+      await waitFor(() => processesWithEnv(marker).length === 2, 10_000, "the command and the child that left its group");
+      s.proc.child.kill("SIGKILL");
+      await s.proc.exited;
+      // SIGTERM is ignored: the SIGKILL after the grace ends it.
+      await waitFor(() => processesWithEnv(marker).length === 0, 15_000, "the command to end after the agent was killed");
     } finally {
       s.close();
       killProcessesWithEnv(marker);
@@ -268,22 +325,49 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
       expect(processesWithEnv(marker)).toHaveLength(8);
 
       // `/session` lists what runs.
-      const from = s.updates().length;
-      await s.prompt("/session");
-      const said = s
-        .updates(from)
-        .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
-        .join("");
+      const said = await sessionCommandText(s);
       expect(said).toContain("Background commands (8):");
       expect(said).toContain(`${ids[0]}: export`);
       // So does `session/status`.
-      const status = await (s.client.agent.request as (m: string, p: unknown) => Promise<any>)("session/status", { sessionId: s.sessionId });
+      const status = await sessionStatus(s);
       expect(status.status).toBe("open");
-      expect(status.backgroundCommands.map((c: { id: string; running: boolean }) => [c.id, c.running])).toEqual(ids.map((id) => [id, true]));
+      expect(status.backgroundCommands.map((c) => [c.id, c.running])).toEqual(ids.map((id) => [id, true]));
+      await endsWithInput(s, marker);
+    } finally {
+      s.close();
+      killProcessesWithEnv(marker);
+    }
+  }, 60_000);
 
-      s.proc.child.stdin!.end();
-      expect((await s.proc.exited).code).toBe(0);
-      expect(processesWithEnv(marker)).toEqual([]);
+  test("a command that ends by itself shows as ended, with its code or signal, in session/status and /session before any read", async () => {
+    const marker = uniqueMarker();
+    const waitGo = "while [ ! -e go ]; do sleep 0.05; done";
+    const script = [
+      { toolCalls: [{ id: "code", name: "bash", input: { command: `export ${marker}; ${waitGo}; echo bye; exit 7`, background: true } }] },
+      { toolCalls: [{ id: "killed", name: "bash", input: { command: `export ${marker}; ${waitGo}; kill -KILL $$`, background: true } }] },
+      { toolCalls: [{ id: "runs", name: "bash", input: { command: `export ${marker}; exec sleep 300`, background: true } }] },
+      { toolCalls: [{ id: "go", name: "bash", input: { command: "touch go" } }] },
+      { text: "done" },
+    ];
+    const s = await startScenario(runtime, { script, args: ["--approval-mode", "yolo"] });
+    try {
+      expect((await s.prompt("start three")).stopReason).toBe("end_turn");
+      const ids = ["code", "killed", "runs"].map((call) => backgroundId(toolText(s.updates(), call)));
+      const status = async () => (await sessionStatus(s)).backgroundCommands;
+      // The two ends arrive as exit events; nothing reads them (no bash_output call is made).
+      await waitFor(async () => (await status()).filter((c) => !c.running).length === 2, 20_000, "both ends listed");
+      const listed = await status();
+      expect(listed.map((c) => [c.id, c.running, c.exit])).toEqual([
+        [ids[0], false, { code: 7, signal: null }],
+        [ids[1], false, { code: null, signal: "SIGKILL" }],
+        [ids[2], true, undefined],
+      ]);
+      const said = await sessionCommandText(s);
+      expect(said).toContain(`${ids[0]}: export`);
+      expect(said).toMatch(new RegExp(`${ids[0]}: [^\n]*\\(exited with code 7\\)`));
+      expect(said).toMatch(new RegExp(`${ids[1]}: [^\n]*\\(ended by signal SIGKILL\\)`));
+      expect(said).toMatch(new RegExp(`${ids[2]}: [^\n]*\\(running for \\d+ s\\)`));
+      await endsWithInput(s, marker);
     } finally {
       s.close();
       killProcessesWithEnv(marker);

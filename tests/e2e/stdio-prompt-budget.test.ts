@@ -194,7 +194,7 @@ describe.each(RUNTIMES)("the per-message budget over stdio on %s", (runtime) => 
   });
 });
 
-describe.each(RUNTIMES)("the prompt queue's bound counts expanded bytes, over stdio on %s", (runtime) => {
+describe.each(RUNTIMES)("messages against a budget of 4,000,000 bytes (the queue bound, large images), over stdio on %s", (runtime) => {
   let sandbox: Sandbox;
   let server: FakeModelServer;
   let agent: RunningAgent;
@@ -214,6 +214,29 @@ describe.each(RUNTIMES)("the prompt queue's bound counts expanded bytes, over st
     await server.close();
     sandbox.cleanup();
   });
+
+  test("a 12 MiB or 8 MiB image is refused prompt_too_large, as prompt or steering; valid base64 just under the budget reaches the model", async () => {
+    const { sessionId } = await agent.newSession();
+    const requests = server.requests.length;
+    const image = (data: string): acp.ContentBlock[] => [{ type: "text", text: "look" }, { type: "image", data, mimeType: "image/png" }];
+    for (const size of [12 * MiB, 8 * MiB]) {
+      const valid = "QUFB".repeat(size / 4);
+      // Over the budget whatever the data holds: valid, or not base64 at its very end.
+      for (const data of [valid, `${valid.slice(0, -1)}!`]) {
+        for (const method of [methods.agent.session.prompt, "_session/steering"]) {
+          const error = await rpcError(agent.client.agent.request(method, { sessionId, prompt: image(data) }), -32602);
+          expect(error.data).toMatchObject({ code: "prompt_too_large", budget: 4_000_000, requested: size + 4 });
+        }
+      }
+    }
+    expect(server.requests.length).toBe(requests);
+    // Valid base64 of 3,999,992 characters and a short text: just under the budget, so it reaches the model whole.
+    const fits = "QUFB".repeat((4_000_000 - 8) / 4);
+    server.push({ text: "seen" });
+    const answer = await agent.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: image(fits) });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(JSON.stringify(server.requests.at(-1)!.body)).toContain(`base64,${fits}"`);
+  }, 120_000);
 
   test("eight prompts of 4 MB each wait behind a turn; a ninth is refused queue_full though its request is small", async () => {
     const { sessionId } = await agent.newSession();

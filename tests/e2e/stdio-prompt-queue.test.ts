@@ -146,6 +146,35 @@ describe.each(RUNTIMES)("prompt queue over stdio on %s", (runtime) => {
     held.release();
   });
 
+  test("16 queued prompts are all answered in order, and waiting adds no listener per prompt (no MaxListenersExceededWarning)", async () => {
+    const { sessionId } = await agent.newSession();
+    const held = manualGate();
+    const base = server.requests.length;
+    server.push({ text: "one", gate: held.gate }, ...Array.from({ length: 16 }, (_, i) => ({ text: `answer ${i + 1}` })));
+    const p1 = prompt(agent.client, sessionId, "p1");
+    await server.request(base + 1);
+    const queued = Array.from({ length: 16 }, (_, i) => prompt(agent.client, sessionId, `q${i + 1}`));
+    // Requests are taken in order: once a later one is answered, all sixteen wait in the queue.
+    await agent.client.agent.request(methods.agent.session.list, {});
+    held.release();
+    expect((await p1).stopReason).toBe("end_turn");
+    for (const p of queued) expect((await p).stopReason).toBe("end_turn");
+    expect(server.requests.slice(base).map((r) => conversation(r).at(-1))).toEqual(["user:p1", ...Array.from({ length: 16 }, (_, i) => `user:q${i + 1}`)]);
+    // Twice more, so listeners left behind by earlier waits would add up past any limit.
+    for (let round = 0; round < 2; round++) {
+      const again = manualGate();
+      server.push({ text: "held", gate: again.gate }, ...Array.from({ length: 16 }, () => ({ text: "more" })));
+      const first = prompt(agent.client, sessionId, "first");
+      await server.request(server.requests.length + 1);
+      const more = Array.from({ length: 16 }, (_, i) => prompt(agent.client, sessionId, `r${i}`));
+      await agent.client.agent.request(methods.agent.session.list, {});
+      again.release();
+      expect((await first).stopReason).toBe("end_turn");
+      for (const p of more) expect((await p).stopReason).toBe("end_turn");
+    }
+    expect(agent.proc.stderr()).not.toContain("MaxListenersExceeded");
+  });
+
   test("commands and templates in a queued prompt are resolved when its turn starts", async () => {
     const { sessionId } = await agent.newSession();
     const held = manualGate();

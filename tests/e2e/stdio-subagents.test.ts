@@ -220,6 +220,61 @@ describe.each(RUNTIMES)("subagents on %s", (runtime) => {
     expect(rawText(failed)).toContain('There is no agent named "nobody". Agents: reviewer, writer');
   }, 120_000);
 
+  test("a subagent's answer of 40,000 characters on one line reaches the parent cut to its head, with a note, never lost", async () => {
+    sandbox = makeSandbox();
+    const long = `LONG-ANSWER-HEAD ${"y".repeat(40_000)} LONG-ANSWER-TAIL`;
+    const reply = (r: RecordedRequest): ScriptedTurn => {
+      if (isSubagent(r)) return { text: long };
+      if (lastRole(r) === "tool") return { text: "PARENT-DONE" };
+      return { toolCalls: [{ id: "task_long", name: "task", input: { description: "Answer at length", prompt: "TASK-LONG" } }] };
+    };
+    const agent = await start(reply);
+    const { sessionId } = await agent.newSession();
+    expect((await agent.prompt(sessionId, "START")).stopReason).toBe("end_turn");
+    const result = toolResults(server.requests.at(-1)!).join("");
+    expect(result.startsWith("LONG-ANSWER-HEAD yyy")).toBe(true);
+    expect(result).not.toContain("gave no answer");
+    expect(result).not.toContain("LONG-ANSWER-TAIL");
+    expect(result).toContain("[The answer was cut at 32.0KB of");
+    expect(result.length).toBeLessThan(33 * 1024);
+    const end = toolUpdates(agent.client.updates(sessionId)).filter((u) => u.toolCallId === "task_long").at(-1)!;
+    expect(end.status).toBe("completed");
+    expect(rawText(end)).toContain("LONG-ANSWER-HEAD");
+  }, 120_000);
+
+  test("control characters and bidi overrides in agent, skill and command files' descriptions reach neither the model nor the editor", async () => {
+    sandbox = makeSandbox();
+    // Double-quoted YAML spells them as escapes; the raw file carries them as they are.
+    const hostile = (what: string) => `"${what} \\e[31mRED\\e[0m \\a BELL \\u202Eevil\\u202C \\u2066iso\\u2069 \\x9b C1 \\x7f DEL"`;
+    sandbox.write("project/.claude/agents/shady.md", `---\nname: shady\ndescription: ${hostile("SHADY-AGENT")}\n---\nSHADY-BODY\n`);
+    sandbox.write("project/.claude/agents/raw.md", "---\nname: raw\ndescription: RAW-AGENT \u001b]0;title\u0007 \u202Eflip\n---\nRAW-BODY\n");
+    sandbox.write("project/.claude/skills/shady-skill/SKILL.md", `---\nname: shady-skill\ndescription: ${hostile("SHADY-SKILL")}\nargument-hint: ${hostile("HINT")}\n---\nSKILL-BODY\n`);
+    sandbox.write("project/.claude/commands/shady-command.md", `---\ndescription: ${hostile("SHADY-COMMAND")}\n---\nCOMMAND-BODY\n`);
+    sandbox.write("project/.claude/commands/first-line.md", "\u001b[2J\u0007FIRST-LINE-COMMAND \u202Ereversed\n");
+    const agent = await start(() => ({ text: "DONE" }));
+    const { sessionId } = await agent.newSession();
+    expect((await agent.prompt(sessionId, "hello")).stopReason).toBe("end_turn");
+    const hidden = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+    const task = (server.requests[0]!.body.tools as Array<{ function: { name: string; description: string } }>).find((t) => t.function.name === "task")!;
+    expect(task.function.description).toContain("- shady: SHADY-AGENT [31mRED[0m BELL evil iso C1 DEL");
+    expect(task.function.description).toContain("- raw: RAW-AGENT ]0;title flip");
+    expect(task.function.description).not.toMatch(hidden);
+    const sent = JSON.stringify(server.requests.map((r) => r.body));
+    expect(sent).toContain("SHADY-SKILL");
+    const strings = (value: unknown): string[] =>
+      typeof value === "string" ? [value] : value && typeof value === "object" ? Object.values(value).flatMap(strings) : [];
+    expect(strings(server.requests.map((r) => r.body)).filter((text) => hidden.test(text))).toEqual([]);
+
+    const menus = agent.client.updates(sessionId).filter((u) => u.sessionUpdate === "available_commands_update");
+    const commands = menus.at(-1)?.sessionUpdate === "available_commands_update" ? menus.at(-1)!.availableCommands : [];
+    const described = (name: string) => commands.find((c) => c.name === name);
+    expect(described("shady-command")?.description).toBe("SHADY-COMMAND [31mRED[0m BELL evil iso C1 DEL");
+    expect(described("first-line")?.description).toBe("[2JFIRST-LINE-COMMAND reversed");
+    expect(described("shady-skill")?.description).toContain("SHADY-SKILL");
+    for (const command of commands) expect(JSON.stringify(command)).not.toMatch(hidden);
+  }, 120_000);
+
   test("maxTurnRequests bounds the whole turn: subagents draw from the parent's budget and the turn stops max_turn_requests", async () => {
     sandbox = makeSandbox();
     // The parent asks for two subagents at once; each subagent would list the folder forever.

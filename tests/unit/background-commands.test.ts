@@ -30,6 +30,19 @@ describe("UnreadOutput", () => {
     expect(unread.take()).toEqual({ output: "", droppedBytes: 0 });
   });
 
+  test("text pushed with the bytes it was decoded from: what is dropped is counted as written, plain text to the byte", () => {
+    const unread = new UnreadOutput(10);
+    // Three bytes written for each replacement character; plain text as its UTF-8 size.
+    unread.push("\ufffd".repeat(8), 8);
+    unread.push("é".repeat(6), 12);
+    const taken = unread.take();
+    // The binary piece went whole (8 written bytes); the plain text fits.
+    expect(taken).toEqual({ output: "é".repeat(6), droppedBytes: 8 });
+    unread.push("abcdefgh", 8);
+    unread.push("ijkl", 4);
+    expect(unread.take()).toEqual({ output: "cdefghijkl", droppedBytes: 2 });
+  });
+
   test("never keeps half of a surrogate pair", () => {
     const unread = new UnreadOutput(3);
     unread.push("a😀b");
@@ -70,6 +83,42 @@ describe("BackgroundCommands on this machine", () => {
     expect(read.exit).toEqual({ code: 3, signal: null });
     expect(processesWithEnv(marker)).toEqual([]);
     await expect(commands.read(id, 0, never)).rejects.toBeInstanceOf(ToolError);
+  }, 30_000);
+
+  /** Every read of `command` until its end: the outputs handed out and the bytes said dropped. */
+  async function readToEnd(command: string): Promise<{ outputs: string[]; dropped: number }> {
+    const workspace = await createLocalWorkspace(dir, []);
+    const commands = new BackgroundCommands();
+    const { id, first } = await commands.start(workspace, command);
+    const outputs = [first.output];
+    let dropped = first.droppedBytes;
+    let read = first;
+    while (!read.exit) {
+      read = await commands.read(id, 10_000, never);
+      outputs.push(read.output);
+      dropped += read.droppedBytes;
+    }
+    expect(read.exit).toEqual({ code: 0, signal: null });
+    return { outputs, dropped };
+  }
+
+  test("binary output is counted as the command wrote it: N bytes of 0xFF are exactly the dropped bytes plus the characters shown", async () => {
+    const written = 3_000_000;
+    // Each 0xFF byte is invalid UTF-8 and decodes to one replacement character (3 bytes of UTF-8).
+    const { outputs, dropped } = await readToEnd(`head -c ${written} /dev/zero | tr '\\000' '\\377'`);
+    const shown = outputs.join("");
+    expect(shown.replaceAll("\ufffd", "")).toBe("");
+    expect(dropped + shown.length).toBe(written);
+    expect(dropped).toBeGreaterThan(0);
+  }, 30_000);
+
+  test("random binary output: the dropped bytes never exceed what was written, and miss at most what was shown", async () => {
+    const written = 4_000_000;
+    const { outputs, dropped } = await readToEnd(`head -c ${written} /dev/urandom`);
+    expect(dropped).toBeLessThanOrEqual(written);
+    // Whatever was shown stood for no more bytes than its UTF-8 form.
+    const shownBytes = outputs.reduce((sum, output) => sum + new TextEncoder().encode(output).byteLength, 0);
+    expect(dropped).toBeGreaterThanOrEqual(written - shownBytes);
   }, 30_000);
 
   test(`at most ${MAX_BACKGROUND_COMMANDS} at once; closing ends them all and refuses new ones`, async () => {

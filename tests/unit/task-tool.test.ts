@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { agentToolNames } from "../../src/sessions/setup/agent-files.ts";
-import { createTaskTool, MAX_AGENT_LISTING_CHARS, MAX_LISTED_AGENTS, taskDescription, type SubagentProfile } from "../../src/tools/delegation/task.ts";
+import { createTaskTool, MAX_AGENT_LISTING_CHARS, MAX_ANSWER_BYTES, MAX_LISTED_AGENTS, taskDescription, type SubagentProfile } from "../../src/tools/delegation/task.ts";
 import type { SubagentRequest, ToolContext, Workspace } from "../../src/tools/types.ts";
 
 const agent = (n: number, description = `does task number ${n}`): SubagentProfile => ({ name: `agent-${n}`, description, instructions: `INSTRUCTIONS-OF-${n}` });
@@ -54,6 +54,34 @@ describe("task tool listing", () => {
     const result = await tool.execute({ description: "late agent", prompt: "do it", agent: "agent-399" }, context);
     expect(asked[0]?.system).toContain("INSTRUCTIONS-OF-399");
     expect(JSON.stringify(result.content)).toContain("ANSWER");
+  });
+});
+
+describe("task tool answers", () => {
+  const run = async (text: string) => {
+    const tool = createTaskTool({ listed: [], find: async () => ({ ok: false, message: "none" }) });
+    const context = {
+      workspace: { cwd: "/project" } as Workspace,
+      signal: new AbortController().signal,
+      subagents: { run: async () => ({ text, stopReason: "end_turn" as const }) },
+    } as unknown as ToolContext;
+    const result = await tool.execute({ description: "long answer", prompt: "answer at length" }, context);
+    return { text: (result.content[0] as { text: string }).text, details: result.details as { truncated: boolean; answerBytes: number } };
+  };
+
+  test("an answer longer than the bound on one line is cut, never dropped: its head and a note come back", async () => {
+    const answer = `HEAD-OF-ANSWER ${"x".repeat(40_000)} TAIL-OF-ANSWER`;
+    const { text, details } = await run(answer);
+    expect(text.startsWith("HEAD-OF-ANSWER xxx")).toBe(true);
+    expect(text).not.toContain("TAIL-OF-ANSWER");
+    expect(text).not.toContain("gave no answer");
+    expect(text).toContain(`[The answer was cut at 32.0KB of ${(answer.length / 1024).toFixed(1)}KB.]`);
+    expect(text.indexOf("\n\n[The answer was cut")).toBe(MAX_ANSWER_BYTES);
+    expect(details).toMatchObject({ truncated: true, answerBytes: answer.length });
+  });
+
+  test("an empty answer is still told as none", async () => {
+    expect((await run("  \n ")).text).toBe("(The subagent gave no answer.)");
   });
 });
 

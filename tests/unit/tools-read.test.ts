@@ -172,6 +172,18 @@ describe("truncate helpers", () => {
     expect(truncateHead("short")).toMatchObject({ content: "short", truncated: false });
   });
 
+  test("head keeps the start of a first line longer than the budget: cut, never dropped", () => {
+    const long = truncateHead("a".repeat(40_000), { maxBytes: 32 * 1024 });
+    expect(long).toMatchObject({ truncated: true, truncatedBy: "bytes", firstLineExceedsLimit: true, outputLines: 1, outputBytes: 32 * 1024 });
+    expect(long.content).toBe("a".repeat(32 * 1024));
+    // Multi-byte characters and surrogate pairs are never split: 3 bytes each, then 4.
+    expect(truncateHead("é€€€", { maxBytes: 7 }).content).toBe("é€");
+    expect(truncateHead("😀😀\nnext", { maxBytes: 6 }).content).toBe("😀");
+    expect(truncateHead("😀", { maxBytes: 3 }).content).toBe("");
+    // No line at all is kept when the line limit is zero.
+    expect(truncateHead("a\nb", { maxLines: 0 }).content).toBe("");
+  });
+
   test("tail keeps the end, even of a single long line", () => {
     expect(truncateTail("a\nb\nc", { maxLines: 2 }).content).toBe("b\nc");
     const partial = truncateTail("x\n" + "é".repeat(10), { maxBytes: 5 });

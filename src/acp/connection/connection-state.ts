@@ -3,6 +3,7 @@
  * @module
  */
 import { randomHex } from "../../runtime/random-hex.ts";
+import { InputEnd } from "./input-end.ts";
 import type { JsonRpcId } from "./jsonrpc-envelope.ts";
 import type { ClientCapabilities } from "../sdk.ts";
 
@@ -32,7 +33,7 @@ export interface ConnectionState {
    */
   sendSerialised?: (text: string) => Promise<void> | void;
   /** Aborted when the client's input ends: its prompts are cancelled, also those whose turn has not started yet. */
-  inputEnded: AbortController;
+  inputEnded: InputEnd;
   /** Set once the connection is over and detached from its sessions: a session it joins after that is left at once. */
   gone: boolean;
   /**
@@ -63,7 +64,7 @@ export function newConnectionState(
     clientCapabilities: {},
     authenticated: true,
     sessions: new Set(),
-    inputEnded: new AbortController(),
+    inputEnded: new InputEnd(),
     gone: false,
     afterAnswer,
     arrivalOf,

@@ -55,7 +55,7 @@ export function registerPrompt(app: HandlerApp, services: AgentServices, state: 
     if (cancelledSince(state, params.sessionId, requestId)) return { stopReason: "cancelled" };
     const leading = slashText(params.prompt);
     // The request's own cancellation, or the end of this client's input.
-    const cancelled = eitherSignal(signal, state.inputEnded.signal);
+    const cancelled = eitherSignal(signal, state.inputEnded);
     const usage = turnUsage();
     try {
       const stopReason = await promptSession(services, live, {

@@ -35,7 +35,7 @@ export function registerSteering(app: HandlerApp, services: AgentServices, state
     const plan = await planPrompt(params.prompt, live.agent.workspace, promptBudget(live.agent.model.info.contextWindow));
     // A turn it starts is dropped when the request is cancelled before it starts; once it started (and says so), the
     // request is done and only a session cancel, this client leaving or the session closing stops it.
-    const cancelled = eitherSignal(signal, state.inputEnded.signal);
+    const cancelled = eitherSignal(signal, state.inputEnded);
     let result;
     try {
       result = await steerSession(services, live, {

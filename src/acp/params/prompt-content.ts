@@ -60,6 +60,7 @@ export async function planPrompt(blocks: readonly ContentBlock[], workspace: Wor
   // Every distinct URI, looked at once: what it became.
   const links = new Map<string, Planned>();
   let bytes = 0;
+  const images: Array<{ data: string; mimeType: string; what: string }> = [];
   for (const block of blocks) {
     switch (block.type) {
       case "text":
@@ -67,7 +68,7 @@ export async function planPrompt(blocks: readonly ContentBlock[], workspace: Wor
         if (block.text.trim() !== "") planned.push({ part: { type: "text", text: block.text } });
         break;
       case "image":
-        checkImage(block.data, block.mimeType, "image block");
+        images.push({ data: block.data, mimeType: block.mimeType, what: "image block" });
         bytes += block.data.length;
         planned.push({ part: { type: "image", data: block.data, mimeType: block.mimeType } });
         break;
@@ -79,7 +80,7 @@ export async function planPrompt(blocks: readonly ContentBlock[], workspace: Wor
           bytes += resource.text.length;
           planned.push({ part: { type: "text", text: resourceText(resource.uri, resource.mimeType, resource.text) } });
         } else if (resource.mimeType?.startsWith("image/")) {
-          checkImage(resource.blob, resource.mimeType, "embedded image resource");
+          images.push({ data: resource.blob, mimeType: resource.mimeType, what: "embedded image resource" });
           bytes += resource.blob.length;
           planned.push({ part: { type: "image", data: resource.blob, mimeType: resource.mimeType } });
         } else {
@@ -110,6 +111,8 @@ export async function planPrompt(blocks: readonly ContentBlock[], workspace: Wor
   }
   if (planned.length === 0) throw invalidParams("prompt is empty: send at least one non-empty text, image or resource block");
   if (bytes > budget) throw overBudget(bytes, budget);
+  // Checked once the message is known to fit: a message too large is told so, whatever its images hold.
+  for (const image of images) checkImage(image.data, image.mimeType, image.what);
   return { bytes, read: (leadingText) => readPlanned(planned, blocks, leadingText, workspace) };
 }
 

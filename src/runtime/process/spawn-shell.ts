@@ -11,6 +11,7 @@ import { accessSync, constants } from "node:fs";
 import path from "node:path";
 import process from "node:process";
 import { exitOf, killChild, started, withMarker } from "./child-lifecycle.ts";
+import { startAgentWatchdog, type AgentWatchdog } from "./agent-watchdog.ts";
 import { mergedOutput } from "./merged-output.ts";
 import { newTreeMarker, trackProcessTree, TREE_MARKER_VARIABLE, type ProcessTreeControl } from "./process-tree.ts";
 import type { ShellExit } from "./child-lifecycle.ts";
@@ -24,9 +25,10 @@ export interface SpawnShellOptions {
   /** Absolute path of a POSIX shell; defaults to `defaultShell()`. */
   shell?: string;
   /**
-   * Tie the command to this process: a watchdog in its process group reads a pipe from this
-   * process and ends the group when the pipe closes, which this process's death does even when
-   * it is SIGKILLed (for commands that run on after the call that started them).
+   * Tie the command to this process: a watchdog out of the command's process group reads a pipe
+   * from this process and ends the command's group and marked processes when the pipe closes, which
+   * this process's death does even when it is SIGKILLed (for commands that run on after the call
+   * that started them). See agent-watchdog.ts.
    */
   tiedToAgent?: boolean;
 }
@@ -43,19 +45,11 @@ export interface ShellProcess extends ProcessTreeControl {
 }
 
 /**
- * Runs the command (stdin /dev/null) after starting a watchdog that holds the pipe from the agent
- * on fd 3: `read` returns at EOF, i.e. once every write end is closed, which the agent's exit
- * does however it ends (and so does the shell's own exit: the runtimes close a child's stdin
- * then). The watchdog then ends its whole process group, politely then by force. Its TERM trap
- * lets it outlive its own TERM to send the KILL; a TERM from the agent ends its `sleep`, so the
- * KILL follows at once instead of after the grace.
+ * A tied command waits for one line on its stdin before it runs, which this process writes once the
+ * watchdog runs: a command never runs unwatched, and if this process dies before the line, the read
+ * ends at end of file and the command never runs at all.
  */
-const TIED_SCRIPT = [
-  "exec 3<&0 </dev/null",
-  "( while read -r _ <&3; do :; done; trap : TERM; kill -TERM 0; sleep 2; kill -KILL 0 ) >/dev/null 2>&1 &",
-  "exec 3<&-",
-  'exec "$0" -c "$1" 2>&1',
-].join("\n");
+const GATED_SCRIPT = ["read -r _ || exit 1", "exec </dev/null", 'exec "$0" -c "$1" 2>&1'].join("\n");
 
 const SH_LIKE = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash"]);
 
@@ -93,26 +87,42 @@ export async function spawnShell(options: SpawnShellOptions): Promise<ShellProce
   const marker = newTreeMarker();
   const tied = options.tiedToAgent === true;
   // /bin/sh points the shell's stderr at its stdout and execs it (same pid): one pipe keeps the exact write order.
-  const child = spawn("/bin/sh", ["-c", tied ? TIED_SCRIPT : 'exec "$0" -c "$1" 2>&1', shell, options.command], {
+  const child = spawn("/bin/sh", ["-c", tied ? GATED_SCRIPT : 'exec "$0" -c "$1" 2>&1', shell, options.command], {
     cwd: options.cwd,
     env: withMarker(options.env, TREE_MARKER_VARIABLE, marker),
     detached: true,
-    // The stdin pipe of a tied command is never written: only its end (this process gone) means something.
+    // A tied command's stdin carries the one line that lets it run.
     stdio: [tied ? "pipe" : "ignore", "pipe", "pipe"],
   });
   const exited = exitOf(child);
   await started(child);
   // After a successful start an 'error' only means a failed kill; without a listener it would crash the process.
   child.on("error", () => {});
-  // Nothing is written to a tied command's pipe; a broken pipe there is no one's business.
+  // A gated command that already left (killed before its line) breaks the pipe; no one's business.
   child.stdin?.on("error", () => {});
   const pid = child.pid as number;
   const output = mergedOutput(child);
+  const tree = trackProcessTree(pid, marker, exited, (signal) => killChild(child, signal));
+  let watchdog: AgentWatchdog | undefined;
+  if (tied) {
+    try {
+      watchdog = await startAgentWatchdog(pid, `${TREE_MARKER_VARIABLE}=${marker}`);
+    } catch (error) {
+      tree.killTree("SIGKILL");
+      throw error;
+    }
+    child.stdin?.end("run\n");
+  }
   return {
     pid,
     output: output.iterable,
     exited,
-    ...trackProcessTree(pid, marker, exited, (signal) => killChild(child, signal)),
+    ...tree,
+    async terminate(graceMs) {
+      await tree.terminate(graceMs);
+      // The tree is ended: the watchdog would only signal a group id that may be given to someone else.
+      watchdog?.dismiss();
+    },
     closeOutput: output.close,
   };
 }

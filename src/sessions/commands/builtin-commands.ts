@@ -9,6 +9,7 @@ import { cachedInputShare } from "../../models/cost.ts";
 import type { Usage } from "../../models/types.ts";
 import { join } from "../../runtime/files/path.ts";
 import { cwdSlug } from "../../store/cwd-slug.ts";
+import { howItEnded } from "../../tools/shell/background-report.ts";
 import type { LiveSession } from "../live-session.ts";
 import { normalizeTitle, retitleLive } from "../lifecycle/rename-session.ts";
 import type { AgentServices } from "../services.ts";
@@ -99,8 +100,9 @@ function backgroundLine(live: LiveSession): string {
   if (commands.length === 0) return "Background commands: none";
   const items = commands.map((c) => {
     const line = c.command.length > 60 ? `${c.command.slice(0, 59)}…` : c.command;
-    const state = c.exit ? "ended" : `running for ${Math.round((Date.now() - c.startedAt) / 1000)} s`;
+    const state = c.exit ? howItEnded(c.exit) : `running for ${Math.round((Date.now() - c.startedAt) / 1000)} s`;
     return `  ${c.id}: ${line.replace(/\s+/g, " ")} (${state}${c.terminalId ? ", in the editor's terminal" : ""})`;
   });
   return [`Background commands (${commands.length}):`, ...items].join("\n");
 }
+

@@ -51,7 +51,7 @@ async function collect(folder: SetupFolder, loaded: LoadedSetup<PromptTemplate>,
     names.add(name);
     loaded.items.push({
       name,
-      description: oneLine(fields?.text("description") ?? "") || firstLine.slice(0, 60) || name,
+      description: oneLine(fields?.text("description") ?? "") || oneLine(firstLine).slice(0, 60) || name,
       ...(hint ? { hint: oneLine(hint) } : {}),
       body: parsed.body,
       path,

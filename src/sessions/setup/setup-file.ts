@@ -93,9 +93,19 @@ export async function readNamedSetupFile<T>(path: string, folder: SetupFolder, l
   return { fields: parsed.fields, body: parsed.body, name, skipped };
 }
 
-/** Text shown on one line of a menu: runs of white space (new lines included) become one space. */
+/**
+ * Characters a file's description must not carry to the model or the editor: C0 controls other than
+ * white space (ESC starts terminal sequences, BEL rings), DEL, C1 controls, and the bidirectional
+ * marks, embeddings, overrides and isolates that make text read differently from what it holds.
+ */
+const HIDDEN_CONTROLS = /[\u0000-\u0008\u000E-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/**
+ * Text shown on one line of a menu (a description or hint of an agent file, a skill or a command
+ * file): hidden controls removed, runs of white space (new lines included) become one space.
+ */
 export function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  return text.replace(HIDDEN_CONTROLS, "").replace(/\s+/g, " ").trim();
 }
 
 /** The fields of `fields` that are present and not honoured. */

@@ -23,7 +23,7 @@ export interface BackgroundCommandInfo {
   command: string;
   /** When it started (ms since the epoch). */
   startedAt: number;
-  /** Set once its end was seen. */
+  /** Set once it ended: at its exit event, or when a read saw the end (an editor's terminal). */
   exit?: BackgroundRead["exit"];
   terminalId?: string;
 }
@@ -70,6 +70,8 @@ export class BackgroundCommands implements BackgroundCommandsView {
     }
     placeholder.process = started;
     if (started.terminalId !== undefined) placeholder.terminalId = started.terminalId;
+    // Listed as ended the moment it exits (session/status, /session), not when the model reads its end.
+    void started.ended?.then((exit) => void (placeholder.exit ??= exit));
     let first: BackgroundRead;
     try {
       // A cancel cuts the wait for first output short; the command runs on all the same.

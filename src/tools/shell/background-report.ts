@@ -5,14 +5,18 @@
  * @module
  */
 import { formatSize } from "../truncate.ts";
-import type { BackgroundRead, ToolResult } from "../types.ts";
+import type { BackgroundExit, BackgroundRead, ToolResult } from "../types.ts";
 
 /** The status line of a read: still running, or how it ended. */
 export function statusLine(read: BackgroundRead, stopped = false): string {
   const exit = read.exit;
   if (!exit) return stopped ? "status: stopped (how it ended is not known)" : "status: running";
-  if (exit.signal) return `status: ended by signal ${exit.signal}`;
-  return `status: exited with code ${exit.code ?? "unknown"}`;
+  return `status: ${howItEnded(exit)}`;
+}
+
+/** `exited with code N` or `ended by signal S`: the model's status line and the session's listing say it alike. */
+export function howItEnded(exit: BackgroundExit): string {
+  return exit.signal ? `ended by signal ${exit.signal}` : `exited with code ${exit.code ?? "unknown"}`;
 }
 
 /** The result for one read of background command `id`, after `lead` lines. */

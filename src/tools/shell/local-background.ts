@@ -17,6 +17,9 @@ const STOP_GRACE_MS = 2000;
 /** How long a stopped command's output may keep flowing (a child that escaped still holding the pipe). */
 const STOP_DRAIN_MS = 500;
 
+/** Bytes of output decoded (and counted) at a time: what the unread buffer may drop as one piece. */
+const DECODE_SLICE = 4096;
+
 /** Starts `command` in `cwd` in the background. */
 export async function startLocalBackground(request: { command: string; cwd: string }): Promise<BackgroundProcess> {
   const cwdInfo = await statOrUndefined(request.cwd);
@@ -32,14 +35,21 @@ export async function startLocalBackground(request: { command: string; cwd: stri
   // One redactor over the whole stream: a key split across two reads is still hidden.
   const redactor = new StreamRedactor();
   const pump = (async () => {
-    for await (const chunk of child.output) unread.push(redactor.push(decoder.decode(chunk, { stream: true })));
-    unread.push(redactor.push(decoder.decode()));
-    unread.push(redactor.end());
+    for await (const chunk of child.output) {
+      // Decoded in small slices, each counted with the bytes it came from: dropped binary output is counted as written.
+      for (let at = 0; at < chunk.length; at += DECODE_SLICE) {
+        const slice = chunk.subarray(at, at + DECODE_SLICE);
+        unread.push(redactor.push(decoder.decode(slice, { stream: true })), slice.length);
+      }
+    }
+    unread.push(redactor.push(decoder.decode()), 0);
+    unread.push(redactor.end(), 0);
   })().catch(() => undefined);
 
   const read = (): BackgroundRead => ({ ...unread.take(), ...(exit ? { exit } : {}) });
   let stopping: Promise<BackgroundRead> | undefined;
   return {
+    ended: child.exited,
     read: async () => read(),
     changed: (ms, signal) => whenReady(unread, () => unread.pending || exit !== undefined, ms, signal),
     stop: () =>

@@ -6,9 +6,10 @@
  * listener-leak warning nor keeps a listener past its request.
  * @module
  */
+import type { AbortSource } from "../../runtime/either-signal.ts";
 
 /** Happens once; each follower is told once, or at once when it follows after the end. */
-export class InputEnd {
+export class InputEnd implements AbortSource {
   readonly #followers = new Set<(reason: unknown) => void>();
   #ended = false;
   #reason: unknown;

@@ -46,10 +46,10 @@ const INITIALIZE: AllowList = {
 };
 
 /**
- * Added by `session/new` and the first prompt of an Anthropic session (one phase: the session's warm-up loads the
- * provider while the session opens, so whether it lands before or after the `session/new` answer is the scheduler's
- * choice): sessions, engine, built-in tools, the model layer, that one provider, the model's `fetch`. No other
- * provider, no MCP client (the session has no MCP server).
+ * Added by `session/new` and the first prompt of an Anthropic session, as one phase: the session's warm-up starts
+ * once the `session/new` answer is written and a prompt may come before it is done, so which of the two answers a
+ * module precedes is a matter of timing. Sessions, engine, built-in tools, the model layer, that one provider, the
+ * model's `fetch`; no other provider, no MCP client (the session has no MCP server).
  */
 const SESSION_AND_FIRST_PROMPT: AllowList = {
   other: [

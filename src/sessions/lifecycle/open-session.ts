@@ -29,7 +29,6 @@ import { SessionRecorder } from "../journal/session-recorder.ts";
 import type { RestoredState } from "../journal/session-restore.ts";
 import { LiveSession } from "../live-session.ts";
 import { sessionEmitter } from "../session-emitter.ts";
-import { startModelWarmUp } from "../turns/turn-warm-up.ts";
 import { SessionError } from "../session-error.ts";
 
 /** What a live session is built from. */
@@ -106,8 +105,6 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   const restored = request.restored;
   const notices: string[] = [];
   const model = await chooseModel(services.registry, services.options.model ?? settings.defaultModel, restored?.model, notices);
-  // The provider's code and the runtime's fetch load while the project's files are read and the journal is made.
-  startModelWarmUp(model);
 
   const home = services.config.home;
   const userFolders = userAgentFolders();

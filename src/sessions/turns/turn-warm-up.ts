@@ -10,20 +10,7 @@
  */
 import { toolSpec } from "../../engine/tool-specs.ts";
 import { warmUpFetch } from "../../runtime/fetch/model-fetch.ts";
-import type { ModelClient } from "../../models/types.ts";
 import type { LiveSession } from "../live-session.ts";
-
-/**
- * Starts loading what a model client's first request needs — its provider
- * code, a rehearsed reply, the runtime's `fetch` — as soon as the client
- * exists, so it overlaps the rest of opening the session (reading the
- * project's files, creating the journal) instead of following its answer.
- * Never rejects; `warmUpSession` awaits the same work.
- */
-export function startModelWarmUp(model: ModelClient): void {
-  if (!model.prepare) return;
-  void model.prepare().then(() => warmUpFetch());
-}
 
 /** Prepares what one session's first turn needs; cheap when already done. */
 export async function warmUpSession(live: LiveSession): Promise<void> {

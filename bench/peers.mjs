@@ -1,4 +1,4 @@
-// Side by side with peers: acp-edge (Node dist/, Bun dist/, the compiled binary) next to
+// Side by side with peers: acp-edge (Node, Bun and Deno on dist/, the compiled binary) next to
 // @agentclientprotocol/claude-agent-acp and @zed-industries/codex-acp's native binary, each driven
 // the same way over stdio NDJSON against one fake model served over real HTTP (Anthropic Messages for
 // acp-edge and claude-agent-acp, OpenAI Responses for codex-acp), interleaved run by run.

@@ -1,11 +1,14 @@
-// Side by side with peers: acp-edge (Node dist/, Bun dist/, the compiled binary) next to
+// Side by side with peers: acp-edge (Node, Bun and Deno on dist/, the compiled binary) next to
 // @agentclientprotocol/claude-agent-acp and @zed-industries/codex-acp's native binary, each driven
 // the same way over stdio NDJSON against one fake model served over real HTTP (Anthropic Messages for
 // acp-edge and claude-agent-acp, OpenAI Responses for codex-acp), interleaved run by run.
 // Peers are installed on demand into a temporary folder (never dependencies of this project); one that
 // fails to install or to answer is shown with the reason instead of figures.
-// Usage: npm run bench:peers [-- --runs N] [--quick] [--peers DIR]   (runs `npm run build` and `build:binary`
-// first; --peers reuses a folder where both peers were installed with `npm install --prefix DIR`)
+// Usage: npm run bench:peers [-- --runs N] [--quick] [--peers DIR] [--against DIR] [--only TEXT]   (runs `npm run build`
+// and `build:binary` first; --peers reuses a folder where both peers were installed with `npm install --prefix DIR`;
+// --against adds Node, Bun and Deno running another checkout's dist/cli.js, interleaved, for before/after figures)
+// "Agent time per model step" is a turn's time less the time the fake model spent answering (request in → reply
+// written), divided by the model requests of the turn: what the agent itself adds to every step.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -27,6 +30,9 @@ writeFileSync(join(project, "README.md"), "# a small project\n");
 
 // ---------- the fake model ----------
 const LONG_MARK = "LONG-ANSWER";
+// A prompt with this mark is answered by TOOL_STEPS reads of README.md (with the read tool the agent offers), then text.
+const TOOL_MARK = "READ-IT-STEPWISE";
+const TOOL_STEPS = 4;
 const WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"];
 const longText = Array.from({ length: 1500 }, (_, i) => WORDS[i % WORDS.length]).join(" ") + ".";
 const lastUserText = (body) => {
@@ -34,9 +40,36 @@ const lastUserText = (body) => {
   const users = (Array.isArray(list) ? list : [list]).filter((m) => typeof m === "string" || m?.role === "user");
   return JSON.stringify(users.at(-1) ?? "");
 };
+/** The read tool among the request's tools, as a call of README.md: acp-edge's `read`, Claude Code's `Read`. */
+function readCall(body) {
+  const names = new Set((body?.tools ?? []).map((t) => t?.name));
+  if (names.has("read")) return { name: "read", input: { path: "README.md" } };
+  if (names.has("Read")) return { name: "Read", input: { file_path: join(project, "README.md") } };
+  return undefined;
+}
+const toolResults = (body) => (JSON.stringify(body?.messages ?? []).match(/"tool_result"/g) ?? []).length;
 const model = await startFakeModelServer([], {
-  reply: (request) => (lastUserText(request.body).includes(LONG_MARK) ? { text: longText, chunkSize: 40 } : { text: "Hello there, all good." }),
+  reply: (request) => {
+    const last = lastUserText(request.body);
+    if (last.includes(LONG_MARK)) return { text: longText, chunkSize: 40 };
+    const call = readCall(request.body);
+    if (JSON.stringify(request.body?.messages ?? []).includes(TOOL_MARK) && call && toolResults(request.body) < TOOL_STEPS) return { toolCalls: [call] };
+    return { text: "Hello there, all good." };
+  },
 });
+
+/** How long the model server was busy (request in → reply written) within the requests from `from` on: the union of their spans. */
+function modelShare(from) {
+  const spans = model.requests.slice(from).filter((r) => r.answeredAt !== undefined).map((r) => [r.receivedAt, r.answeredAt]).sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let end = -Infinity;
+  for (const [start, stop] of spans) {
+    if (stop <= end) continue;
+    total += stop - Math.max(start, end);
+    end = stop;
+  }
+  return { busy: total, requests: spans.length };
+}
 
 // ---------- contenders ----------
 function installPeers() {
@@ -71,7 +104,20 @@ function contenders(peers) {
   const list = [
     { name: "acp-edge node dist/cli.js", command: process.env.NODE ?? "node", args: [join(root, "dist", "cli.js"), ...edgeArgs], env: edgeEnv(home) },
     { name: "acp-edge bun dist/cli.js", command: join(bin, "bun"), args: [join(root, "dist", "cli.js"), ...edgeArgs], env: edgeEnv(home) },
+    { name: "acp-edge deno dist/cli.js", command: join(bin, "deno"), args: ["run", "-A", "--quiet", join(root, "dist", "cli.js"), ...edgeArgs], env: { ...edgeEnv(home), DENO_DIR: join(work, "deno-dir"), DENO_NO_UPDATE_CHECK: "1" } },
   ];
+  // --against DIR: the same agent from another checkout's dist/ (built there), interleaved with this one: before and after in one run.
+  const against = args.indexOf("--against");
+  if (against >= 0) {
+    const other = join(resolve(args[against + 1]), "dist", "cli.js");
+    const otherHome = join(work, "other-home");
+    mkdirSync(otherHome, { recursive: true });
+    list.push(
+      { name: "other build node", command: process.env.NODE ?? "node", args: [other, ...edgeArgs], env: edgeEnv(otherHome) },
+      { name: "other build bun", command: join(bin, "bun"), args: [other, ...edgeArgs], env: edgeEnv(otherHome) },
+      { name: "other build deno", command: join(bin, "deno"), args: ["run", "-A", "--quiet", other, ...edgeArgs], env: { ...edgeEnv(otherHome), DENO_DIR: join(work, "deno-dir"), DENO_NO_UPDATE_CHECK: "1" } },
+    );
+  }
   const binary = join(root, "release", "acp-edge");
   if (existsSync(binary)) list.push({ name: "acp-edge binary", command: binary, args: edgeArgs, env: edgeEnv(home) });
   else list.push({ name: "acp-edge binary", skip: "npm run build:binary failed" });
@@ -149,9 +195,13 @@ function treeRss(pid) {
 // Permission requests are refused: the peers are timed on answers, not on tools.
 const startAgent = (contender) => startPeerAgent(contender, { cwd: project, env: benchEnv(contender.env), answerPermission: () => ({ outcome: "cancelled" }) });
 
-/** One prompt: ms to the first `agent_message_chunk` and to the response. */
+/**
+ * One prompt: ms to the first `agent_message_chunk` and to the response, and the agent's own time per model
+ * request: the turn less the time the model server was busy answering, divided by the requests it made.
+ */
 async function prompt(agent, sessionId, text) {
   let first;
+  const requestsBefore = model.requests.length;
   const sent = performance.now();
   const listener = (message, at) => {
     const update = message.method === "session/update" ? message.params?.update : undefined;
@@ -163,13 +213,24 @@ async function prompt(agent, sessionId, text) {
     const { result, at } = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }, 120_000);
     if (result?.stopReason !== "end_turn") throw new Error(`prompt ended ${result?.stopReason}`);
     if (first === undefined) throw new Error("no agent_message_chunk");
-    return { first, turn: at - sent };
+    const share = modelShare(requestsBefore);
+    return { first, turn: at - sent, perStep: share.requests ? (at - sent - share.busy) / share.requests : undefined, steps: share.requests };
   } finally {
     agent.listeners.delete(listener);
   }
 }
 
-const METRICS = ["initialize", "session/new", "rss", "first chunk, 1st prompt", "first chunk, 3rd prompt", "turn, short", "turn, 1,500 words"];
+const METRICS = [
+  "initialize",
+  "session/new",
+  "rss",
+  "first chunk, 1st prompt",
+  "first chunk, 3rd prompt",
+  "turn, short",
+  "agent time per model step, short turn",
+  `agent time per model step, ${TOOL_STEPS} reads + answer`,
+  "turn, 1,500 words",
+];
 
 /** One full scenario; returns the metrics it reached and why it stopped early. */
 async function scenario(contender) {
@@ -190,6 +251,9 @@ async function scenario(contender) {
     const p3 = await prompt(agent, sessionId, "And once more.");
     out["first chunk, 3rd prompt"] = p3.first;
     out["turn, short"] = p3.turn;
+    out["agent time per model step, short turn"] = p3.perStep;
+    const stepwise = await prompt(agent, sessionId, `Read the README step by step (${TOOL_MARK}).`);
+    if (stepwise.steps === TOOL_STEPS + 1) out[`agent time per model step, ${TOOL_STEPS} reads + answer`] = stepwise.perStep;
     const long = await prompt(agent, sessionId, `Write the long answer now (${LONG_MARK}).`);
     out["turn, 1,500 words"] = long.turn;
     return out;
@@ -255,6 +319,16 @@ for (const metric of METRICS) {
 console.log(`| ${rows[0].join(" | ")} |`);
 console.log(`|${rows[0].map(() => "---").join("|")}|`);
 for (const row of rows.slice(1)) console.log(`| ${row.join(" | ")} |`);
+// The first answer against Claude Code's adapter, the peer an editor would otherwise run.
+const claude = list.find((c) => c.name.startsWith("claude-agent-acp") && !c.skip);
+const claudeFirst = claude && median(samples.get(claude.name)["first chunk, 1st prompt"]);
+if (claudeFirst) {
+  console.log(`\nfirst chunk of the 1st prompt ÷ ${claude.name}'s (${fmt(claudeFirst, "ms")}):`);
+  for (const c of list.filter((c) => !c.skip && c.name !== claude.name && c.name !== floor)) {
+    const m = median(samples.get(c.name)["first chunk, 1st prompt"]);
+    if (m !== undefined) console.log(`- ${c.name}: ×${(m / claudeFirst).toFixed(2)}`);
+  }
+}
 const notes = [...list.filter((c) => c.skip).map((c) => [c.name, c.skip]), ...reasons];
 if (notes.length) {
   console.log("\nmissing figures:");

@@ -26,20 +26,33 @@ export function compactionBudget(contextWindow: number, overrides: Partial<Compa
   };
 }
 
+/**
+ * Estimates of messages already measured. A message does not change once it
+ * is in the history, and the history is estimated before every model request
+ * of a turn: each message is measured once, not once per step.
+ */
+const measured = new WeakMap<ModelMessage, number>();
+
 /** About four characters per token; an image counts as ~1,200 tokens. */
 export function estimateTokens(value: unknown): number {
   if (Array.isArray(value)) return value.reduce<number>((sum, item) => sum + estimateTokens(item), 0);
   const message = value as ModelMessage;
   if (message && typeof message === "object" && "role" in message) {
-    let tokens = 4;
-    for (const part of message.content as Array<{ type: string; text?: string; input?: unknown }>) {
-      if (part.type === "image") tokens += 1200;
-      else if (part.type === "tool_call") tokens += Math.ceil(JSON.stringify(part.input ?? {}).length / 4) + 10;
-      else tokens += Math.ceil((part.text ?? "").length / 4);
-    }
+    let tokens = measured.get(message);
+    if (tokens === undefined) measured.set(message, (tokens = messageTokens(message)));
     return tokens;
   }
   return Math.ceil(JSON.stringify(value ?? "").length / 4);
+}
+
+function messageTokens(message: ModelMessage): number {
+  let tokens = 4;
+  for (const part of message.content as Array<{ type: string; text?: string; input?: unknown }>) {
+    if (part.type === "image") tokens += 1200;
+    else if (part.type === "tool_call") tokens += Math.ceil(JSON.stringify(part.input ?? {}).length / 4) + 10;
+    else tokens += Math.ceil((part.text ?? "").length / 4);
+  }
+  return tokens;
 }
 
 /**

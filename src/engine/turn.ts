@@ -64,9 +64,11 @@ export async function runTurn(context: TurnContext, prompt: UserMessage): Promis
   }
 
   const tools = context.tools.map(toolSpec);
+  // The system prompt's and the tools' share of every request of the turn: the same each step, so measured once.
+  const fixedTokens = estimateTokens(context.system) + estimateTokens(tools);
   for (let request = 1; ; request += 1) {
     if (signal.aborted) return "cancelled";
-    if (context.compaction) await compactIfFull(context, tools);
+    if (context.compaction) await compactIfFull(context, fixedTokens);
     if (signal.aborted) return "cancelled";
     // The boundary: after the last step's tool results (and any compaction), right before the call that will see them.
     if (context.steering?.size) await context.steering.land(history, emit);
@@ -160,9 +162,9 @@ async function retract(context: TurnContext, prompt: UserMessage): Promise<void>
  * its reserve. A failed summary is reported and the turn goes on: the
  * provider then decides whether the request still fits.
  */
-async function compactIfFull(context: TurnContext, tools: unknown[]): Promise<void> {
+async function compactIfFull(context: TurnContext, fixedTokens: number): Promise<void> {
   const budget = context.compaction!;
-  const estimate = estimateTokens(context.history) + estimateTokens(context.system) + estimateTokens(tools);
+  const estimate = estimateTokens(context.history) + fixedTokens;
   if (estimate <= context.model.info.contextWindow - budget.reserveTokens) return;
   try {
     await compactHistory({ history: context.history, model: context.model, budget, signal: context.signal, emit: context.emit, reason: "threshold", ...(context.cacheKey ? { cacheKey: context.cacheKey } : {}) });

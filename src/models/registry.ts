@@ -6,7 +6,6 @@
 import { resolveCredential, type Credential, type ProviderConfig } from "../config/providers.ts";
 import type { AuthFile, Settings } from "../config/settings-schema.ts";
 import { env } from "../runtime/process/process.ts";
-import { createAiSdkModel } from "./ai-sdk.ts";
 import { catalogInfo, catalogModelIds, PREFERRED_DEFAULTS } from "./catalog.ts";
 import { longCachePrice } from "./prompt-cache.ts";
 import { createFauxModel } from "./faux.ts";
@@ -112,6 +111,8 @@ export class ModelRegistry {
     if (!choice.credential.ok) throw new Error(`No credentials for ${choice.spec}: ${choice.credential.hint}`);
     const { provider } = choice;
     if (provider.api === "faux") return createFauxModel(choice.info, await this.#faux());
+    // The model layer over the AI SDK loads with the first client, not with the program: `initialize` never needs it.
+    const { createAiSdkModel } = await import("./ai-sdk.ts");
     return createAiSdkModel(choice.info, {
       provider: provider.name,
       api: provider.api,

@@ -42,6 +42,9 @@ export interface RecordedRequest {
   body: any;
   /** How Anthropic's cache would have billed it (Messages requests, with `simulateCache`). */
   cache?: SimulatedUsage;
+  /** `performance.now()` when the whole request had arrived, and when its reply was written (benches: the model's share of a turn). */
+  receivedAt: number;
+  answeredAt?: number;
 }
 
 /** A running fake server. */
@@ -115,7 +118,7 @@ export async function startFakeModelServer(turns: ScriptedTurn[] = [], options: 
   const server = createServer(async (req, res) => {
     const raw = await readBody(req);
     const path = (req.url ?? "/").split("?")[0] ?? "/";
-    const recorded: RecordedRequest = { method: req.method ?? "", path, headers: lowerHeaders(req), body: parseJson(raw) };
+    const recorded: RecordedRequest = { method: req.method ?? "", path, headers: lowerHeaders(req), body: parseJson(raw), receivedAt: performance.now() };
     if (cache && req.method === "POST" && ROUTES[path] === "anthropic") recorded.cache = cache.bill(recorded.body);
     state.requests.push(recorded);
     for (const waiter of waiters.splice(0)) {
@@ -139,6 +142,7 @@ export async function startFakeModelServer(turns: ScriptedTurn[] = [], options: 
     const frames =
       api === "anthropic" ? anthropicFrames(turn, model, ++ids) : api === "chat" ? chatFrames(turn, model, ++ids) : responsesFrames(turn, model, ++ids);
     if (!(await streamFrames(res, frames, turn.chunkDelayMs ?? 0, turn.gate))) state.abortedStreams++;
+    recorded.answeredAt = performance.now();
   });
   server.on("connection", (socket: Socket) => {
     sockets.add(socket);

@@ -61,10 +61,13 @@ export async function promptSession(services: AgentServices, live: LiveSession, 
 async function runPrompt(services: AgentServices, live: LiveSession, request: PromptRequest, turn: ClaimedTurn): Promise<StopReason> {
   const emit = sessionEmitter(live);
   // Command files and skills as they are now: one added or edited since the last prompt runs as it is on disk.
-  await refreshSetup(live);
+  // Checked alongside the context files and tools below (each rebuilds the system prompt from the session's
+  // state as it is then, so the order they finish in does not matter); a command waits for it first.
+  const setupChecked = refreshSetup(live);
   const command = request.slashText === undefined ? undefined : parseSlashCommand(request.slashText);
   let invocation: Invocation | undefined;
   if (command) {
+    await setupChecked;
     const builtin = builtinCommand(command.name);
     if (builtin) {
       if (turn.signal.aborted) return "cancelled";
@@ -81,7 +84,7 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
       return "end_turn";
     }
   }
-  await Promise.all([refreshTools(live), refreshContext(live)]);
+  await Promise.all([setupChecked, refreshTools(live), refreshContext(live)]);
   const content = await request.readPrompt(invocation?.text);
   // Files the command embeds follow its text (which `readPrompt` put first), before the prompt's own attachments.
   if (invocation?.kind === "prompt" && invocation.attachments.length > 0) content.splice(invocation.text.trim() === "" ? 0 : 1, 0, ...invocation.attachments);

@@ -15,11 +15,17 @@ function normalHost(host: string): string {
   return read ? hostText(read) : host;
 }
 
-/** Whether a grant's host is the target's: the same name and the same port, in any spelling; a host that cannot be read meets none. */
-function sameHost(granted: string, target: string): boolean {
+/**
+ * Whether a grant's host is the target's: the same name and the same port, in any spelling; a host that
+ * cannot be read meets none. Grants kept before hosts carried their port name none: such a refusal covers
+ * every port of the name (never looser than it was), such an allowance only the web's default ports.
+ */
+function sameHost(granted: string, target: string, allowing: boolean): boolean {
   const a = readHostPattern(granted);
   const b = readHostPattern(target);
-  return a !== undefined && b !== undefined && a.name === b.name && a.port === b.port;
+  if (a === undefined || b === undefined || a.name !== b.name) return false;
+  if (a.port !== undefined) return a.port === b.port;
+  return !allowing || b.port === undefined || b.port === "80" || b.port === "443";
 }
 
 export type GrantScope =
@@ -64,7 +70,7 @@ function covers(grant: Grant, target: GrantTarget, allowing: boolean): boolean {
     case "tool":
       return scope.name === target.tool;
     case "host":
-      return target.host !== undefined && sameHost(scope.host, target.host);
+      return target.host !== undefined && sameHost(scope.host, target.host, allowing);
     case "command": {
       const line = target.command;
       if (!line) return false;

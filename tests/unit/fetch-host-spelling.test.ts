@@ -73,6 +73,15 @@ describe("a deny rule meets every spelling of its host", () => {
     expect(await decide("http://bücher.example/", "yolo", [], [reject])).toBe("allow");
   });
 
+  test("an always answer kept before hosts carried their port: a refusal still covers every port, an allowance only the default ones", async () => {
+    const legacy = (effect: "allow" | "deny"): Grant => ({ effect, class: "fetch", scope: { kind: "host", host: "old.example" }, label: "kept by an earlier version" });
+    expect(await decide("https://old.example/", "yolo", [], [legacy("deny")])).toBe("deny");
+    expect(await decide("http://OLD.example.:8080/", "yolo", [], [legacy("deny")])).toBe("deny");
+    expect(await decide("https://old.example/", "ask", [], [legacy("allow")])).toBe("allow");
+    expect(await decide("http://old.example/", "ask", [], [legacy("allow")])).toBe("allow");
+    expect(await decide("https://old.example:8443/", "ask", [], [legacy("allow")])).toBe("ask");
+  });
+
   test("fetch.allowHosts entries meet every spelling, ports included", () => {
     expect(hostAllowed(new URL("http://DOCS.internal.:8080/"), ["docs.internal:8080"])).toBe(true);
     expect(hostAllowed(new URL("https://docs.internal/"), ["Docs.Internal.:443"])).toBe(true);

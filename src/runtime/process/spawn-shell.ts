@@ -14,6 +14,8 @@ import { exitOf, killChild, started, withMarker } from "./child-lifecycle.ts";
 import { mergedOutput } from "./merged-output.ts";
 import { newTreeMarker, trackProcessTree, TREE_MARKER_VARIABLE, type ProcessTreeControl } from "./process-tree.ts";
 import type { ShellExit } from "./child-lifecycle.ts";
+import { bwrapArguments } from "../sandbox/bwrap-arguments.ts";
+import type { SandboxSpec } from "../sandbox/sandbox-spec.ts";
 
 /** What to run and where. */
 export interface SpawnShellOptions {
@@ -29,6 +31,11 @@ export interface SpawnShellOptions {
    * it is SIGKILLed (for commands that run on after the call that started them).
    */
   tiedToAgent?: boolean;
+  /**
+   * Run the shell confined (see runtime/sandbox/). The watchdog of a tied command stays outside,
+   * in the same process group: ending the group ends the confined tree too.
+   */
+  sandbox?: SandboxSpec;
 }
 
 /** A running command. Its output must be read (or closed) or the command blocks once the pipe is full. */
@@ -48,14 +55,16 @@ export interface ShellProcess extends ProcessTreeControl {
  * does however it ends (and so does the shell's own exit: the runtimes close a child's stdin
  * then). The watchdog then ends its whole process group, politely then by force. Its TERM trap
  * lets it outlive its own TERM to send the KILL; a TERM from the agent ends its `sleep`, so the
- * KILL follows at once instead of after the grace.
+ * KILL follows at once instead of after the grace. The program to run is the script's arguments
+ * (the shell, `-c` and the command, behind the sandbox's command line when confined).
  */
 const TIED_SCRIPT = [
   "exec 3<&0 </dev/null",
   "( while read -r _ <&3; do :; done; trap : TERM; kill -TERM 0; sleep 2; kill -KILL 0 ) >/dev/null 2>&1 &",
   "exec 3<&-",
-  'exec "$0" -c "$1" 2>&1',
+  'exec "$@" 2>&1',
 ].join("\n");
+const PLAIN_SCRIPT = 'exec "$@" 2>&1';
 
 const SH_LIKE = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash"]);
 
@@ -92,8 +101,9 @@ export async function spawnShell(options: SpawnShellOptions): Promise<ShellProce
   const shell = options.shell ?? defaultShell();
   const marker = newTreeMarker();
   const tied = options.tiedToAgent === true;
+  const program = [...(options.sandbox ? await bwrapArguments(options.sandbox) : []), shell, "-c", options.command];
   // /bin/sh points the shell's stderr at its stdout and execs it (same pid): one pipe keeps the exact write order.
-  const child = spawn("/bin/sh", ["-c", tied ? TIED_SCRIPT : 'exec "$0" -c "$1" 2>&1', shell, options.command], {
+  const child = spawn("/bin/sh", ["-c", tied ? TIED_SCRIPT : PLAIN_SCRIPT, "sh", ...program], {
     cwd: options.cwd,
     env: withMarker(options.env, TREE_MARKER_VARIABLE, marker),
     detached: true,

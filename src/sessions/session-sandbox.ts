@@ -42,7 +42,7 @@ export async function sessionSandbox(settings: Settings, agentHome: string, root
     spec(readOnly) {
       if (!availability.available) return undefined;
       const temp = tempDirectory();
-      return { program: availability.program, writable: readOnly ? [temp] : [...roots, temp, ...extraWritable], hidden };
+      return { program: availability.program, extraOptions: availability.extraOptions, writable: readOnly ? [temp] : [...roots, temp, ...extraWritable], hidden };
     },
   };
 }

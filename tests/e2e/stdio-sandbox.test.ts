@@ -104,6 +104,8 @@ describe.each(RUNTIMES)("the sandbox on %s", (runtime) => {
           `nsenter -t 1 -m -n sh -c 'echo x > ${outside}/nsenter.txt'`,
           `echo x > /proc/self/root${outside}/proc-root.txt`,
           `echo x > /proc/1/root${outside}/proc-one.txt`,
+          `grep CapEff /proc/self/status`,
+          `unshare -U -r true && echo NESTED-USERNS`,
           `echo tried`,
         ].join("; "),
       ),
@@ -137,6 +139,9 @@ describe.each(RUNTIMES)("the sandbox on %s", (runtime) => {
       expect(listener.connections()).toBe(0);
 
       expect(toolText(updates, "escape")).toContain("tried");
+      // No capability is left, even to a command the agent runs as root, and no new user namespace can give one back.
+      expect(toolText(updates, "escape")).toMatch(/CapEff:\\t0{16}/);
+      expect(toolText(updates, "escape")).not.toContain("NESTED-USERNS");
       for (const name of ["unshare.txt", "nsenter.txt", "proc-root.txt", "proc-one.txt"]) expect(existsSync(join(s.places.outside, name))).toBe(false);
     } finally {
       s.close();

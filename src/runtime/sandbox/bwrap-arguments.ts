@@ -3,15 +3,30 @@
  * system read-only, the writable folders bound back writable, the secrets
  * covered (an empty read-only folder over a folder, an empty file over a
  * file), no network (a namespace of its own: not even loopback), its own
- * process ids (nothing outside is visible or reachable) and an end tied to
- * the agent's child (`--die-with-parent`).
+ * process ids (nothing outside is visible or reachable), a user namespace
+ * of its own with every capability dropped (a command the agent runs as
+ * root keeps none: no remounting, no kernel modules) and no nested user
+ * namespaces where bubblewrap can forbid them, and an end tied to the
+ * agent's child (`--die-with-parent`).
  * @module
  */
 import fs from "node:fs";
 import type { SandboxSpec } from "./sandbox-spec.ts";
 
 /** Options every confined command gets; the probe runs with the same ones. */
-export const CONFINEMENT = ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent"] as const;
+export const CONFINEMENT = [
+  "--unshare-user",
+  "--cap-drop",
+  "ALL",
+  "--unshare-net",
+  "--unshare-pid",
+  "--unshare-ipc",
+  "--unshare-uts",
+  "--unshare-cgroup-try",
+  "--die-with-parent",
+] as const;
+/** Forbids user namespaces inside the sandbox (bubblewrap 0.8 and later; older ones run without it). */
+export const NO_NESTED_USER_NAMESPACES = "--disable-userns";
 
 /** `[program, ...options, "--"]`: put the command after it. */
 export async function bwrapArguments(spec: SandboxSpec): Promise<string[]> {
@@ -29,7 +44,7 @@ export async function bwrapArguments(spec: SandboxSpec): Promise<string[]> {
     if (info.isDirectory()) args.push("--tmpfs", real, "--remount-ro", real);
     else args.push("--ro-bind", "/dev/null", real);
   }
-  args.push(...CONFINEMENT, "--");
+  args.push(...CONFINEMENT, ...spec.extraOptions, "--");
   return args;
 }
 

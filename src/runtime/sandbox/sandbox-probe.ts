@@ -9,10 +9,10 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import process from "node:process";
-import { CONFINEMENT } from "./bwrap-arguments.ts";
+import { CONFINEMENT, NO_NESTED_USER_NAMESPACES } from "./bwrap-arguments.ts";
 
 /** The confining program, or what is missing for one (a sentence for the user). */
-export type SandboxAvailability = { available: true; program: string } | { available: false; missing: string };
+export type SandboxAvailability = { available: true; program: string; extraOptions: readonly string[] } | { available: false; missing: string };
 
 /** How long the probe may take before the sandbox counts as unusable. */
 const PROBE_TIMEOUT_MS = 10_000;
@@ -30,16 +30,19 @@ async function probe(): Promise<SandboxAvailability> {
   }
   const program = findOnPath("bwrap");
   if (!program) return { available: false, missing: "bubblewrap (the `bwrap` program: install the `bubblewrap` package)" };
-  const failure = await runProbe(program);
+  // Nested user namespaces are forbidden where this bubblewrap can; an older one confines without that.
+  const strict = await runProbe(program, [NO_NESTED_USER_NAMESPACES]);
+  if (strict === undefined) return { available: true, program, extraOptions: [NO_NESTED_USER_NAMESPACES] };
+  const failure = strict.includes(NO_NESTED_USER_NAMESPACES) ? await runProbe(program, []) : strict;
   if (failure !== undefined) return { available: false, missing: `a working bubblewrap: ${program} cannot create a sandbox here (${failure}); user namespaces may be disabled in this kernel or container` };
-  return { available: true, program };
+  return { available: true, program, extraOptions: [] };
 }
 
 /** Undefined when an empty command ran confined; else the first line bubblewrap printed. */
-function runProbe(program: string): Promise<string | undefined> {
+function runProbe(program: string, extraOptions: readonly string[]): Promise<string | undefined> {
   return new Promise((resolve) => {
     let errors = "";
-    const child = spawn(program, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...CONFINEMENT, "--", "/bin/sh", "-c", ":"], {
+    const child = spawn(program, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...CONFINEMENT, ...extraOptions, "--", "/bin/sh", "-c", ":"], {
       stdio: ["ignore", "ignore", "pipe"],
     });
     const timer = setTimeout(() => child.kill("SIGKILL"), PROBE_TIMEOUT_MS);

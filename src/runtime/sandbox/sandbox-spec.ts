@@ -10,6 +10,8 @@
 export interface SandboxSpec {
   /** Absolute path of the confining program (bubblewrap). */
   program: string;
+  /** Options this version of the program understands beyond the common ones (see the probe). */
+  extraOptions: readonly string[];
   /** Absolute, symlink-free folders the command may write; the rest of the file system is read-only. */
   writable: readonly string[];
   /** Absolute paths the command may not read: folders appear empty, files empty. */

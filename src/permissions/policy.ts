@@ -77,7 +77,7 @@ async function escalationVerdict(input: PolicyInput): Promise<PolicyVerdict> {
 /** A verdict, with `ruled` on an ask that a rule (not the mode) decided. */
 type RuledVerdict = Exclude<PolicyVerdict, { decision: "ask" }> | (Extract<PolicyVerdict, { decision: "ask" }> & { ruled?: boolean });
 
-/** The verdict without the sandbox; `sandboxed`: a confined command, which read-only mode does not refuse. */
+/** The verdict without the sandbox; `sandboxed`: a command the sandbox lets run unasked (read-only mode does not refuse it). */
 async function baseVerdict(input: PolicyInput, sandboxed = false): Promise<RuledVerdict> {
   const { access } = input;
   if (access.class === "none") return { decision: "allow", outside: false };
@@ -104,7 +104,8 @@ async function baseVerdict(input: PolicyInput, sandboxed = false): Promise<Ruled
   }
   if (unaccounted) {
     const refusals = hasCommandRefusals(input.rules, input.toolName) || input.grants.some((g) => g.effect === "deny" && g.class === "execute");
-    if (input.mode === "yolo" && refusals) {
+    // Without asking (yolo, or a command the sandbox approves), refusing rules must be checkable on what runs.
+    if ((input.mode === "yolo" || sandboxed) && refusals) {
       return { decision: "ask", outside, why: "acp-edge cannot tell every command this line would run, so the command rules cannot be checked", offer, ruled: true };
     }
   } else {

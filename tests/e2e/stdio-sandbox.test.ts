@@ -143,6 +143,13 @@ describe.each(RUNTIMES)("the sandbox on %s", (runtime) => {
       expect(toolText(updates, "escape")).toMatch(/CapEff:\\t0{16}/);
       expect(toolText(updates, "escape")).not.toContain("NESTED-USERNS");
       for (const name of ["unshare.txt", "nsenter.txt", "proc-root.txt", "proc-one.txt"]) expect(existsSync(join(s.places.outside, name))).toBe(false);
+
+      // The session tells that its commands are sandboxed: the mode option's description and /session.
+      const mode = s.newSession.configOptions?.find((o) => o.id === "mode");
+      expect(mode?.description).toContain("Commands: run in the sandbox");
+      const before = s.updates().length;
+      await s.prompt("/session");
+      expect(agentText(s.updates(before))).toContain("Commands: run in the sandbox");
     } finally {
       s.close();
       listener.server.close();
@@ -267,7 +274,11 @@ describe.each(RUNTIMES)("the sandbox on %s", (runtime) => {
   test("read-only mode: commands run in a read-only sandbox — they read the project and write only the temp dir", async () => {
     const answers = answering("allow_once");
     const s = await startConfined(runtime, {
-      script: [bash("look", `cat notes.txt; echo x > ro.txt; echo t > "$TMPDIR/ro-temp.txt"; echo looked`), done],
+      script: [
+        bash("look", `cat notes.txt; echo x > ro.txt; echo t > "$TMPDIR/ro-temp.txt"; echo looked`),
+        { toolCalls: [{ id: "bg", name: "bash", input: { command: `touch bg-ro.txt; echo bg > "$TMPDIR/bg-ro-temp.txt"`, background: true } }] },
+        done,
+      ],
       args: ["--approval-mode", "read-only"],
       files: { "project/notes.txt": "project notes\n" },
       ...answers,
@@ -280,6 +291,9 @@ describe.each(RUNTIMES)("the sandbox on %s", (runtime) => {
       expect(text).toContain("looked");
       expect(existsSync(join(s.sandbox.project, "ro.txt"))).toBe(false);
       expect(readFileSync(join(s.places.temp, "ro-temp.txt"), "utf8")).toBe("t\n");
+      // A background command gets the same read-only sandbox.
+      await waitFor(() => existsSync(join(s.places.temp, "bg-ro-temp.txt")), 20_000, "the background command to write its temp file");
+      expect(existsSync(join(s.sandbox.project, "bg-ro.txt"))).toBe(false);
       expect((await status(s)).sandbox).toMatchObject({ commands: "sandboxed read-only" });
     } finally {
       s.close();

@@ -19,6 +19,7 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { acp } from "../helpers/acp-client.ts";
 import { NODE, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
+import { EditorTerminals } from "../helpers/editor-capabilities.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 import { killProcessesWithEnv, processesWithEnv } from "../helpers/processes.ts";
 import { answering, finalStatus, startScenario, toolText, type Scenario, type ScenarioOptions } from "../helpers/scenario.ts";
@@ -194,6 +195,39 @@ describe.each(RUNTIMES)("the sandbox on %s", (runtime) => {
     } finally {
       s.close();
       listener.server.close();
+      killProcessesWithEnv(marker);
+    }
+  }, 60_000);
+
+  test("in the editor's terminal the editor runs the sandbox around the shell: foreground and background confined alike", async () => {
+    const terminals = new EditorTerminals();
+    const marker = `SANDBOX_TEST_MARK=${crypto.randomUUID()}`;
+    const s = await startConfined(runtime, {
+      script: [
+        bash("fg", "echo in > term-inside.txt; echo x > {outside}/term.txt; cat ~/.ssh/id_rsa > term-stolen.txt; echo fg-done"),
+        { toolCalls: [{ id: "bg", name: "bash", input: { command: `export ${marker}; echo x > {outside}/term-bg.txt; touch term-bg-done; exec sleep 600`, background: true } }] },
+        done,
+      ],
+      args: ["--approval-mode", "auto"],
+      capabilities: { terminal: true },
+      terminals,
+    });
+    try {
+      expect((await s.prompt("go")).stopReason).toBe("end_turn");
+      expect(terminals.created).toHaveLength(2);
+      for (const created of terminals.created) {
+        expect(created.command).toEndWith("/bwrap");
+        expect(created.args).toContain("--unshare-net");
+      }
+      expect(toolText(s.updates(), "fg")).toContain("fg-done");
+      expect(readFileSync(join(s.sandbox.project, "term-inside.txt"), "utf8")).toBe("in\n");
+      expect(existsSync(join(s.places.outside, "term.txt"))).toBe(false);
+      expect(readFileSync(join(s.sandbox.project, "term-stolen.txt"), "utf8")).not.toContain(KEY);
+      await waitFor(() => existsSync(join(s.sandbox.project, "term-bg-done")), 20_000, "the background command in the terminal");
+      expect(existsSync(join(s.places.outside, "term-bg.txt"))).toBe(false);
+      expect((await status(s)).backgroundCommands).toEqual([expect.objectContaining({ running: true, sandboxed: true, terminalId: expect.any(String) })]);
+    } finally {
+      s.close();
       killProcessesWithEnv(marker);
     }
   }, 60_000);

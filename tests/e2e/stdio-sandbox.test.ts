@@ -275,34 +275,25 @@ describe.each(RUNTIMES)("the sandbox on %s", (runtime) => {
   }, 60_000);
 
   test("outsideSandbox rejected: nothing runs; in read-only mode it is refused without asking", async () => {
-    const answers = answering("reject_once");
-    const s = await startConfined(runtime, {
-      script: [bash("escalate", "echo escaped > {outside}/escape.txt", { outsideSandbox: true, reason: "r" }), done],
-      args: ["--approval-mode", "auto"],
-      ...answers,
-    });
-    try {
-      expect((await s.prompt("go")).stopReason).toBe("end_turn");
-      expect(answers.requests).toHaveLength(1);
-      expect(finalStatus(s.updates(), "escalate")).toBe("failed");
-      expect(existsSync(join(s.places.outside, "escape.txt"))).toBe(false);
-    } finally {
-      s.close();
-    }
-    const readOnly = answering("allow_once");
-    const r = await startConfined(runtime, {
-      script: [bash("escalate", "echo escaped > {outside}/escape.txt", { outsideSandbox: true, reason: "r" }), done],
-      args: ["--approval-mode", "read-only"],
-      ...readOnly,
-    });
-    try {
-      expect((await r.prompt("go")).stopReason).toBe("end_turn");
-      expect(readOnly.requests).toHaveLength(0);
-      expect(toolText(r.updates(), "escalate")).toContain("refused in read-only mode");
-      expect(existsSync(join(r.places.outside, "escape.txt"))).toBe(false);
-    } finally {
-      r.close();
-    }
+    /** One write outside asking to leave the sandbox in `mode`, answered with `kind`. */
+    const escalate = async (mode: string, kind: acp.PermissionOptionKind) => {
+      const answers = answering(kind);
+      const s = await startConfined(runtime, {
+        script: [bash("escalate", "echo escaped > {outside}/escape.txt", { outsideSandbox: true, reason: "r" }), done],
+        args: ["--approval-mode", mode],
+        ...answers,
+      });
+      try {
+        expect((await s.prompt("go")).stopReason).toBe("end_turn");
+        return { asked: answers.requests.length, status: finalStatus(s.updates(), "escalate"), text: toolText(s.updates(), "escalate"), escaped: existsSync(join(s.places.outside, "escape.txt")) };
+      } finally {
+        s.close();
+      }
+    };
+    expect(await escalate("auto", "reject_once")).toMatchObject({ asked: 1, status: "failed", escaped: false });
+    const readOnly = await escalate("read-only", "allow_once");
+    expect(readOnly).toMatchObject({ asked: 0, status: "failed", escaped: false });
+    expect(readOnly.text).toContain("refused in read-only mode");
   }, 60_000);
 
   test("read-only mode: commands run in a read-only sandbox — they read the project and write only the temp dir", async () => {

@@ -12,24 +12,35 @@ import type { SessionSandbox } from "./session-sandbox.ts";
 export interface SandboxStatus {
   /** The user's `sandbox` setting. */
   setting: "auto" | "on" | "off";
-  /** Whether this machine can confine commands. */
-  available: boolean;
+  /** Whether this machine can confine commands (absent: not found out yet, nothing needed it). */
+  available?: boolean;
   /** What is missing for a sandbox, when none is available. */
   missing?: string;
   commands: "sandboxed" | "sandboxed read-only" | "not sandboxed" | "refused";
 }
 
+/**
+ * The status as far as it is known: before the machine was probed (nothing needed the sandbox yet),
+ * a mode that confines commands is shown as if a sandbox were there, without `available`.
+ */
 export function sandboxStatus(sandbox: SessionSandbox, mode: ApprovalMode): SandboxStatus {
-  const { availability } = sandbox;
-  const confinement = commandConfinement(mode, { mode: sandbox.mode, available: availability.available }, false);
+  const availability = sandbox.known();
+  const confinement = commandConfinement(mode, { mode: sandbox.mode, available: availability?.available ?? true }, false);
   const commands =
     confinement.kind === "sandbox" ? (confinement.readOnly ? "sandboxed read-only" : "sandboxed") : confinement.kind === "refuse" ? "refused" : "not sandboxed";
+  if (!availability) return { setting: sandbox.mode, commands };
   return { setting: sandbox.mode, available: availability.available, ...(availability.available ? {} : { missing: availability.missing }), commands };
+}
+
+/** The status with the machine probed first (for explicit questions: `session/status`, `/session`). */
+export async function probedSandboxStatus(sandbox: SessionSandbox, mode: ApprovalMode): Promise<SandboxStatus> {
+  await sandbox.availability();
+  return sandboxStatus(sandbox, mode);
 }
 
 /** One line for people: "Commands: run in the sandbox (bubblewrap)…". */
 export function describeSandboxStatus(status: SandboxStatus): string {
-  const why = status.available ? "" : ` (no sandbox here: missing ${status.missing})`;
+  const why = status.available === false ? ` (no sandbox here: missing ${status.missing})` : "";
   switch (status.commands) {
     case "sandboxed":
       return "Commands: run in the sandbox (writes only in the session's folders and the temp dir, secrets hidden, no network)";

@@ -17,16 +17,24 @@ import { HOME_SECRETS, type SandboxSpec } from "../runtime/sandbox/sandbox-spec.
 export interface SessionSandbox {
   /** The user's `sandbox` setting (a project's is ignored). */
   readonly mode: SandboxMode;
-  readonly availability: SandboxAvailability;
-  /** The confinement of one command; undefined where the machine has no sandbox. */
+  /**
+   * Whether this machine can confine commands: probed on the first call (once per process), so a
+   * session that never needs the sandbox never pays for finding out.
+   */
+  availability(): Promise<SandboxAvailability>;
+  /** The availability once probed; undefined before. */
+  known(): SandboxAvailability | undefined;
+  /** The confinement of one command; undefined where the machine has no sandbox (or before the probe). */
   spec(readOnly: boolean): SandboxSpec | undefined;
 }
 
+const SETTING_OFF: SandboxAvailability = { available: false, missing: "nothing: the sandbox setting is off" };
+
 /** The sandbox of a session with these settings, agent home and roots. */
-export async function sessionSandbox(settings: Settings, agentHome: string, roots: readonly string[]): Promise<SessionSandbox> {
+export function sessionSandbox(settings: Settings, agentHome: string, roots: readonly string[]): SessionSandbox {
   const setting = typeof settings.sandbox === "string" ? { mode: settings.sandbox } : (settings.sandbox ?? {});
   const mode = setting.mode ?? "auto";
-  const availability: SandboxAvailability = mode === "off" ? { available: false, missing: "nothing: the sandbox setting is off" } : await sandboxAvailability();
+  let known: SandboxAvailability | undefined = mode === "off" ? SETTING_OFF : undefined;
   const home = userHomeDirectory();
   const agentFiles = homePaths(agentHome);
   const hidden = [
@@ -38,19 +46,28 @@ export async function sessionSandbox(settings: Settings, agentHome: string, root
   const extraWritable = (setting.allowWrite ?? []).map(expandTilde);
   return {
     mode,
-    availability,
+    async availability() {
+      known ??= await sandboxAvailability();
+      return known;
+    },
+    known: () => known,
     spec(readOnly) {
-      if (!availability.available) return undefined;
+      const availability = known;
+      if (!availability?.available) return undefined;
       const temp = tempDirectory();
       return { program: availability.program, extraOptions: availability.extraOptions, writable: readOnly ? [temp] : [...roots, temp, ...extraWritable], hidden };
     },
   };
 }
 
-/** What to tell the user when a session opens: a sandbox that was asked for but is missing, settings not applied. */
-export function sandboxNotices(sandbox: SessionSandbox, settings: Settings, mode: string): string[] {
+/**
+ * What to tell the user when a session opens: a sandbox that the mode or setting asks for but that is
+ * missing (probed only then), settings not applied.
+ */
+export async function sandboxNotices(sandbox: SessionSandbox, settings: Settings, mode: string): Promise<string[]> {
   const notices: string[] = [];
-  const { availability } = sandbox;
+  const wanted = sandbox.mode === "on" || (sandbox.mode === "auto" && (mode === "auto" || mode === "read-only"));
+  const availability = wanted ? await sandbox.availability() : { available: true as const };
   if (!availability.available && sandbox.mode === "on") notices.push(`The sandbox setting is on but this machine has no sandbox: commands are refused until ${availability.missing} is available.`);
   else if (!availability.available && sandbox.mode === "auto" && mode === "auto") {
     notices.push(`No sandbox on this machine (missing ${availability.missing}): in auto mode commands ask before they run.`);

@@ -9,7 +9,7 @@
 import { cachedInputShare } from "../models/cost.ts";
 import type { AgentServices } from "./services.ts";
 import { unknownSession } from "./session-error.ts";
-import { sandboxStatus, type SandboxStatus } from "./sandbox-status.ts";
+import { probedSandboxStatus, type SandboxStatus } from "./sandbox-status.ts";
 
 /** Tokens of an open session's model calls so far, input split by how the cache served it. */
 export interface SessionUsage {
@@ -59,7 +59,7 @@ export async function sessionStatus(services: AgentServices, sessionId: string):
       ...(c.sandboxed ? { sandboxed: true as const } : {}),
     }));
     const usage = sessionUsage(live.agent.totals);
-    const sandbox = sandboxStatus(live.sandbox, live.mode);
+    const sandbox = await probedSandboxStatus(live.sandbox, live.mode);
     return commands.length > 0 ? { status: "open", usage, sandbox, backgroundCommands: commands } : { status: "open", usage, sandbox };
   }
   if (await services.store.exists(sessionId)) return { status: "saved" };

@@ -36,7 +36,8 @@ export function createAuthorizer({ live, client }: AuthorizerOptions): ToolAutho
       const pathFilter = createWalkFilter(rules, request.tool.name, cwd, answered);
       return { allowed: true, outsideRootsApproved: outside, ...(pathFilter ? { pathFilter } : {}), ...(sandbox ? { sandbox } : {}) };
     };
-    const { availability } = live.sandbox;
+    // Only commands need to know whether the machine has a sandbox.
+    const availability = request.access.class === "execute" ? await live.sandbox.availability() : undefined;
     const verdict = await evaluatePolicy({
       toolName: request.tool.name,
       access: request.access,
@@ -45,7 +46,7 @@ export function createAuthorizer({ live, client }: AuthorizerOptions): ToolAutho
       grants: live.grants,
       cwd,
       roots: live.agent.workspace.roots,
-      sandbox: { mode: live.sandbox.mode, available: availability.available, ...(availability.available ? {} : { missing: availability.missing }) },
+      ...(availability ? { sandbox: { mode: live.sandbox.mode, available: availability.available, ...(availability.available ? {} : { missing: availability.missing }) } } : {}),
     });
     if (verdict.decision === "deny") return { allowed: false, reason: verdict.reason };
     // The confinement is worked out now, for the session's folders as they are.

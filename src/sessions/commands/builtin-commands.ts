@@ -3,7 +3,7 @@
  * except `/compact`, which asks the model for the summary.
  * @module
  */
-import { describeSandboxStatus, sandboxStatus } from "../sandbox-status.ts";
+import { describeSandboxStatus, probedSandboxStatus } from "../sandbox-status.ts";
 import type { EventSink, StopReason } from "../../engine/events.ts";
 import { SessionBusyError } from "../../engine/session.ts";
 import { cachedInputShare } from "../../models/cost.ts";
@@ -66,7 +66,7 @@ const BUILTINS: Record<string, Builtin> = {
       `Tokens so far: ${formatTokens(t.input)} in, ${formatTokens(t.output)} out, ${formatTokens(t.cacheRead)} cache read, ${formatTokens(t.cacheWrite)} cache write; ${t.requests} model calls`,
       `Input from the cache: ${cacheLine(t)}`,
       `Cost: ${t.cost === undefined ? "unknown (no price for this model)" : `$${t.cost.toFixed(4)}`}`,
-      describeSandboxStatus(sandboxStatus(live.sandbox, live.mode)),
+      describeSandboxStatus(await probedSandboxStatus(live.sandbox, live.mode)),
       `Stored: ${services.options.noSession ? "in memory only (--no-session)" : join(services.sessionDir, cwdSlug(live.cwd), `${live.id}.jsonl`)}`,
       backgroundLine(live),
     ];

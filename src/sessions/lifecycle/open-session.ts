@@ -141,8 +141,8 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   }
   // The mode the user chose in the session survives a reload.
   const mode = restored?.mode ?? settings.approvalMode ?? "ask";
-  const sandbox = await sessionSandbox(settings, home, workspace.roots);
-  notices.push(...sandboxNotices(sandbox, settings, mode));
+  const sandbox = sessionSandbox(settings, home, workspace.roots);
+  notices.push(...(await sandboxNotices(sandbox, settings, mode)));
   const journal = await request.journal(id);
   const live = new LiveSession({
     agent,

@@ -15,5 +15,5 @@ export function sandboxHint(output: string, sandbox: SandboxSpec): string | unde
     block === "files"
       ? `it may write only under ${sandbox.writable.join(", ")}, and some secrets are hidden`
       : "it has no network (loopback included)";
-  return `[This command ran in the sandbox, and it looks like the sandbox stopped it: ${what}. If it must run anyway, call bash again with outsideSandbox: true and a reason; the user is asked first.]`;
+  return `[This command ran in the sandbox, and it looks like the sandbox stopped it: ${what}. If it must run anyway, call bash again with outsideSandbox: true and a reason; the user is asked first (read-only mode refuses it).]`;
 }

@@ -4,7 +4,7 @@
  * confined (without asking in `auto` and `read-only` modes; after the usual
  * question with the setting `on`), or refused (the setting is `on` and the
  * machine has no sandbox: never run unconfined). A call that asks to run
- * outside the sandbox is marked `escalated` where the sandbox would apply.
+ * outside the sandbox is marked `escalated` in every mode but `yolo`.
  * @module
  */
 import type { ApprovalMode, SandboxMode } from "../config/settings-schema.ts";
@@ -27,16 +27,14 @@ export type Confinement =
 
 /** The confinement of a command in `mode`; `outsideSandbox` when the call asks to run unconfined. */
 export function commandConfinement(mode: ApprovalMode, sandbox: SandboxState | undefined, outsideSandbox: boolean): Confinement {
-  if (mode === "yolo" || !sandbox || sandbox.mode === "off") return { kind: "none" };
-  const wanted = sandbox.mode === "on" || mode === "auto" || mode === "read-only";
-  if (!wanted) return { kind: "none" };
-  if (!sandbox.available) {
-    if (sandbox.mode === "on") {
-      return { kind: "refuse", reason: `Commands run only in a sandbox (the sandbox setting is on), and this machine has none: missing ${sandbox.missing ?? "a sandbox"}. Nothing was run.` };
-    }
-    // `auto` setting without a sandbox: `auto` mode asks as `write` does, `read-only` refuses as before.
-    return { kind: "none" };
+  if (mode === "yolo") return { kind: "none" };
+  const wanted = sandbox !== undefined && sandbox.mode !== "off" && (sandbox.mode === "on" || mode === "auto" || mode === "read-only");
+  if (wanted && !sandbox.available && sandbox.mode === "on") {
+    return { kind: "refuse", reason: `Commands run only in a sandbox (the sandbox setting is on), and this machine has none: missing ${sandbox.missing ?? "a sandbox"}. Nothing was run.` };
   }
+  // Asking to leave the sandbox always asks (but in yolo), even where no sandbox would apply.
   if (outsideSandbox) return { kind: "escalated" };
+  // No sandbox wanted, or the `auto` setting without one: `auto` mode asks as `write` does, `read-only` refuses as before.
+  if (!wanted || !sandbox.available) return { kind: "none" };
   return { kind: "sandbox", readOnly: mode === "read-only", approved: mode === "auto" || mode === "read-only" };
 }

@@ -242,8 +242,8 @@ describe("command lines × rules and answers × modes", () => {
       expect(await verdict("read-only", { class: "execute", command: line })).toBe(confined);
       const escalated: ToolAccess = { class: "execute", command: line, outsideSandbox: { reason: "r" } };
       expect(await verdict("auto", escalated)).toBe(row === REFUSED ? "deny" : "ask");
-      // Write mode confines commands only with the setting on; otherwise leaving the sandbox changes nothing.
-      expect(await verdict("write", escalated)).toBe(row[2]);
+      // Asking to leave the sandbox asks in write mode too, whether or not its commands would be confined.
+      expect(await verdict("write", escalated)).toBe(row === REFUSED ? "deny" : "ask");
       expect(await verdict("write", escalated, "on")).toBe(row === REFUSED ? "deny" : "ask");
       expect(await verdict("write", { class: "execute", command: line }, "on")).toBe(row[2]);
       expect(await verdict("read-only", escalated)).toBe("deny");

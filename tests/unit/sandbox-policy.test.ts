@@ -77,8 +77,9 @@ describe("the sandbox in the permission policy (seeded fuzz)", () => {
       const where = JSON.stringify({ line, mode, setting, available, outsideSandbox, rules, grants, verdict });
       const confines = mode !== "yolo" && setting !== "off" && (setting === "on" || mode === "auto" || mode === "read-only");
       if (confines && setting === "on" && !available) expect(verdict.decision, where).toBe("deny");
-      if (confines && available && outsideSandbox) {
-        // Leaving a sandbox that applies: never unasked, never offered "always allow".
+      const refusedOutright = confines && setting === "on" && !available;
+      if (outsideSandbox && mode !== "yolo" && !refusedOutright) {
+        // Leaving the sandbox: never unasked, never offered "always allow", whatever the mode or setting.
         expect(verdict.decision, where).not.toBe("allow");
         if (verdict.decision === "ask") expect(verdict.offer.allow, where).toBeUndefined();
         if (mode === "read-only") expect(verdict.decision, where).toBe("deny");

@@ -24,6 +24,8 @@ export const CONFINEMENT = [
   "--unshare-uts",
   "--unshare-cgroup-try",
   "--die-with-parent",
+  // A session of its own: no terminal to push keystrokes into (TIOCSTI), in the editor's terminal too.
+  "--new-session",
 ] as const;
 /** Forbids user namespaces inside the sandbox (bubblewrap 0.8 and later; older ones run without it). */
 export const NO_NESTED_USER_NAMESPACES = "--disable-userns";

@@ -18,6 +18,7 @@ import { mergeProjectSettings } from "../../src/config/settings.ts";
 import { APPROVAL_MODES, type PermissionRule } from "../../src/config/settings-schema.ts";
 import { bwrapArguments } from "../../src/runtime/sandbox/bwrap-arguments.ts";
 import { sandboxBlock } from "../../src/runtime/sandbox/sandbox-failure.ts";
+import { sessionSandbox } from "../../src/sessions/session-sandbox.ts";
 
 let dir: string;
 beforeAll(() => {
@@ -100,6 +101,27 @@ describe("settings", () => {
     expect(merged.approvalMode).toBe("write");
     expect(mergeProjectSettings({}, { sandbox: { mode: "off", allowWrite: ["/"] } }, "project settings").sandbox).toBeUndefined();
     expect(mergeProjectSettings({ approvalMode: "auto" }, { approvalMode: "write" }, "project settings").approvalMode).toBe("write");
+  });
+});
+
+describe("a session's sandbox", () => {
+  test("writable: the session's folders, the temp dir and allowWrite (only the temp dir read-only); hidden: the secrets, the agent's credential files and denyRead", async () => {
+    const agentHome = join(dir, "agent-home");
+    const sandbox = sessionSandbox({ sandbox: { mode: "on", allowWrite: ["/opt/cache"], denyRead: ["~/private"] } }, agentHome, ["/work/a", "/work/b"]);
+    expect(sandbox.mode).toBe("on");
+    // Nothing is known (or spawned) before something asks.
+    expect(sandbox.known()).toBeUndefined();
+    expect(sandbox.spec(false)).toBeUndefined();
+    const availability = await sandbox.availability();
+    expect(availability.available).toBe(true);
+    const spec = sandbox.spec(false)!;
+    expect(spec.writable).toEqual(["/work/a", "/work/b", tmpdir(), "/opt/cache"]);
+    expect(sandbox.spec(true)!.writable).toEqual([tmpdir()]);
+    expect(spec.hidden).toContain(join(agentHome, "auth.json"));
+    expect(spec.hidden).toContain(join(agentHome, "api-token"));
+    expect(spec.hidden).toContain(join(process.env.HOME!, ".ssh"));
+    expect(spec.hidden).toContain(join(process.env.HOME!, "private"));
+    expect(sessionSandbox({ sandbox: "off" }, agentHome, ["/work/a"]).known()).toMatchObject({ available: false });
   });
 });
 

@@ -49,6 +49,7 @@ export const bashTool: ToolDefinition<typeof BashInput> = {
     "Commands run without a terminal and with stdin closed: pass flags that avoid prompts and pagers (e.g. --yes, --no-pager).",
     "Give commands that may run long (builds, test suites, installs) a timeout. A plain bash call ends everything it started (`&` and nohup too) when it returns.",
     "Start dev servers, watchers and long builds you want to keep going with bash and background: true; check them with bash_output; stop everything you started with bash_stop once you no longer need it.",
+    "Commands may run in a sandbox (writes only in the project and the temp dir, no network). When a result says the sandbox stopped a command, run it again with outsideSandbox: true and a short reason only if it really needs more; the user is asked.",
   ],
   schema: BashInput,
   kind: "execute",

@@ -18,7 +18,7 @@ import { mergeProjectSettings } from "../../src/config/settings.ts";
 import { APPROVAL_MODES, type PermissionRule } from "../../src/config/settings-schema.ts";
 import { bwrapArguments } from "../../src/runtime/sandbox/bwrap-arguments.ts";
 import { sandboxBlock } from "../../src/runtime/sandbox/sandbox-failure.ts";
-import { sessionSandbox } from "../../src/sessions/session-sandbox.ts";
+import { sandboxNotices, sessionSandbox } from "../../src/sessions/session-sandbox.ts";
 
 let dir: string;
 beforeAll(() => {
@@ -122,6 +122,15 @@ describe("a session's sandbox", () => {
     expect(spec.hidden).toContain(join(process.env.HOME!, ".ssh"));
     expect(spec.hidden).toContain(join(process.env.HOME!, "private"));
     expect(sessionSandbox({ sandbox: "off" }, agentHome, ["/work/a"]).known()).toMatchObject({ available: false });
+  });
+});
+
+describe("notices", () => {
+  test("allowHosts is not supported yet and says so; nothing is said where the sandbox works", async () => {
+    const settings = { sandbox: { mode: "auto" as const, allowHosts: ["registry.internal"] } };
+    const notices = await sandboxNotices(sessionSandbox(settings, join(dir, "agent-home"), [dir]), settings, "auto");
+    expect(notices).toEqual([expect.stringContaining("sandbox.allowHosts is not supported yet")]);
+    expect(await sandboxNotices(sessionSandbox({}, join(dir, "agent-home"), [dir]), {}, "auto")).toEqual([]);
   });
 });
 

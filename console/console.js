@@ -689,7 +689,9 @@ function renderSession(ref) {
             flat.map((x) => h("option", { value: x.value, text: x.name })),
           );
           select.value = o.currentValue;
-          return h("label", { for: id }, h("span", { text: o.name }), select);
+          // The mode's description says whether commands run in the sandbox now.
+          const note = o.category === "mode" && o.description ? h("small", { class: "option-note", "data-role": "sandbox", text: o.description }) : null;
+          return h("label", { for: id, title: o.description ?? "" }, h("span", { text: o.name }), select, note);
         }),
     );
   }
@@ -708,6 +710,8 @@ function renderSession(ref) {
       h("h2", { id: `perm-${message.id}`, text: `Allow: ${merged.title ?? "a tool call"}?` }),
       merged.kind === "execute" && typeof merged.rawInput?.command === "string" ? h("pre", { class: "command", text: `$ ${merged.rawInput.command}` }) : null,
       (merged.content ?? []).filter((c) => c.type === "diff").map(renderDiff),
+      // A command that asks to leave the sandbox: the model's reason.
+      (merged.content ?? []).filter((c) => c.type === "content" && c.content?.type === "text").map((c) => h("p", { class: "reason", text: c.content.text })),
       merged.locations?.length ? h("ul", { class: "locations" }, merged.locations.map((l) => h("li", { text: l.path }))) : null,
       timer,
       h(

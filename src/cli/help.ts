@@ -19,7 +19,7 @@ Usage:
 Options:
   --home DIR                 acp-edge's own directory (env ACP_EDGE_HOME, default ~/.acp-edge)
   --model PROVIDER/ID        model for new sessions (default: settings.json defaultModel, else the first with credentials)
-  --approval-mode MODE       read-only | ask | write | yolo (default ask)
+  --approval-mode MODE       read-only | ask | write | auto | yolo (default ask)
   --session-dir DIR          where sessions are stored (default <home>/sessions)
   --no-session               keep sessions in memory only
   --log-level LEVEL          error | warn | info | debug (default warn)

@@ -8,8 +8,17 @@ import { readHostEntry } from "../runtime/fetch/allowed-hosts.ts";
 import { readHostPattern } from "../runtime/fetch/host-key.ts";
 import { canonicalOrigin } from "./web-origin.ts";
 
-export const APPROVAL_MODES = ["read-only", "ask", "write", "yolo"] as const;
+export const APPROVAL_MODES = ["read-only", "ask", "write", "auto", "yolo"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+
+/** `auto`: confine commands in `auto` and `read-only` modes where the machine can; `on`: in every mode but `yolo`, never unconfined; `off`: never. */
+export const SANDBOX_MODES = ["auto", "on", "off"] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
+
+/** `sandbox` in settings: a mode, or the mode with extra writable and hidden paths (user settings only). */
+export type SandboxSettings =
+  | SandboxMode
+  | { mode?: SandboxMode; allowWrite?: string[]; denyRead?: string[]; allowHosts?: string[] };
 
 export const PROMPT_CACHE_MODES = ["off", "short", "long"] as const;
 export type PromptCacheMode = (typeof PROMPT_CACHE_MODES)[number];
@@ -130,7 +139,11 @@ export interface Settings {
   permissionTimeoutSeconds?: number;
   /** The `fetch` tool: hosts it may reach although they are not public (user settings only). */
   fetch?: { allowHosts?: string[]; timeoutSeconds?: number };
+  /** The sandbox commands run in (user settings only; see docs/sandbox.md). */
+  sandbox?: SandboxSettings;
 }
+
+const AbsolutePath = v.pipe(v.string(), v.check((text) => text.startsWith("/") || text.startsWith("~/"), "must be an absolute path or start with ~/"));
 
 /** Validates `settings.json`; its output is checked against `Settings` at compile time. */
 export const SettingsSchema: v.GenericSchema<unknown, Settings> = v.object({
@@ -174,6 +187,17 @@ export const SettingsSchema: v.GenericSchema<unknown, Settings> = v.object({
       /** How long one fetch may take, redirects included (default 30). */
       timeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(600))),
     }),
+  ),
+  sandbox: v.optional(
+    v.union([
+      v.picklist(SANDBOX_MODES),
+      v.object({
+        mode: v.optional(v.picklist(SANDBOX_MODES)),
+        allowWrite: v.optional(v.array(AbsolutePath)),
+        denyRead: v.optional(v.array(AbsolutePath)),
+        allowHosts: v.optional(v.array(v.pipe(v.string(), v.check((text) => readHostEntry(text) !== undefined, "must be a host or host:port")))),
+      }),
+    ]),
   ),
 });
 

@@ -66,8 +66,11 @@ export function projectSettingsPath(cwd: string): string {
   return join(cwd, ".acp-edge", "settings.json");
 }
 
-/** Strictness order: a project may move towards `read-only`, never away from it. */
-const strictness: Record<ApprovalMode, number> = { yolo: 0, write: 1, ask: 2, "read-only": 3 };
+/**
+ * Strictness order: a project may move towards `read-only`, never away from it. `auto` runs
+ * commands (sandboxed) without asking, so it is looser than `write`, which asks before each.
+ */
+const strictness: Record<ApprovalMode, number> = { yolo: 0, auto: 1, write: 2, ask: 3, "read-only": 4 };
 
 export function stricterMode(a: ApprovalMode, b: ApprovalMode): ApprovalMode {
   return strictness[a] >= strictness[b] ? a : b;
@@ -89,6 +92,8 @@ export function mergeProjectSettings(user: Settings, project: Settings, source: 
   if (project.promptCache !== undefined) ignored.push("promptCache");
   // Which hosts the fetch tool may reach beyond the public internet is the user's call alone.
   if (project.fetch) ignored.push("fetch");
+  // What confines the project's own commands cannot be the project's to loosen.
+  if (project.sandbox !== undefined) ignored.push("sandbox");
   const allowRules = (project.permissionRules ?? []).filter((rule) => rule.action === "allow");
   if (allowRules.length > 0) ignored.push(`${allowRules.length} allow rule(s)`);
   const userMode = user.approvalMode ?? "ask";

@@ -8,6 +8,7 @@ import * as v from "valibot";
 import type { ToolCallPart, ToolResultMessage } from "../models/types.ts";
 import type { BackgroundCommandsView, PathFilter, SubagentHost, ToolAccess, ToolDefinition, ToolDescription, ToolPreview, ToolReport, ToolResult, Workspace } from "../tools/types.ts";
 import { StreamRedactor, redact, redactSecrets } from "../runtime/secrets.ts";
+import type { SandboxSpec } from "../runtime/sandbox/sandbox-spec.ts";
 import type { EngineEvent, EventSink } from "./events.ts";
 
 export interface AuthorizationRequest {
@@ -23,7 +24,7 @@ export interface AuthorizationRequest {
 }
 
 export type Authorization =
-  | { allowed: true; outsideRootsApproved?: boolean; pathFilter?: PathFilter }
+  | { allowed: true; outsideRootsApproved?: boolean; pathFilter?: PathFilter; sandbox?: SandboxSpec }
   | { allowed: false; reason: string };
 
 /** Decides whether a call may run (approval modes, rules and the user's answers live behind this). */
@@ -105,6 +106,7 @@ export async function executeCall(
 
   let outsideRootsApproved = false;
   let pathFilter: PathFilter | undefined;
+  let sandbox: SandboxSpec | undefined;
   if (context.authorize) {
     const access: ToolAccess = tool.access?.(call.input, workspace) ?? { class: "none" };
     const verdict = await context.authorize({
@@ -119,6 +121,7 @@ export async function executeCall(
     if (!verdict.allowed) return await fail(verdict.reason);
     outsideRootsApproved = verdict.outsideRootsApproved ?? false;
     pathFilter = verdict.pathFilter;
+    sandbox = verdict.sandbox;
   }
   signal.throwIfAborted();
   await emit({ type: "tool_call_update", toolCallId: part.id, status: "in_progress" });
@@ -134,6 +137,7 @@ export async function executeCall(
       outsideRootsApproved,
       report,
       ...(pathFilter ? { pathFilter } : {}),
+      ...(sandbox ? { sandbox } : {}),
       ...(preview ? { preview } : {}),
       ...(context.backgroundCommands ? { backgroundCommands: context.backgroundCommands } : {}),
       ...(subagents ? { subagents } : {}),

@@ -28,7 +28,7 @@ export function fetchVerdict(input: PolicyInput): PolicyVerdict {
   if (input.mode === "read-only") {
     return allowed
       ? { decision: "allow", outside: false }
-      : { decision: "deny", reason: `Fetching from ${host} is refused in read-only mode: only hosts a permission rule or an "always allow" answer already allows can be fetched. Change the session's mode (read-only, ask, write, yolo) to allow it.` };
+      : { decision: "deny", reason: `Fetching from ${host} is refused in read-only mode: only hosts a permission rule or an "always allow" answer already allows can be fetched. Change the session's mode (read-only, ask, write, auto, yolo) to allow it.` };
   }
   if (rule?.rule.action === "ask") return { decision: "ask", outside: false, why: `the permission rule "${describeRule(rule.rule)}" asks first`, offer };
   if (allowed || input.mode === "yolo") return { decision: "allow", outside: false };

@@ -12,6 +12,10 @@
  *   5. an `allow` rule covering every target, then an "always allow"
  *      answer: run;
  *   6. the approval mode.
+ * Commands are also confined by the sandbox (command-confinement.ts): a
+ * confined command in `auto` or `read-only` mode runs without asking once
+ * no rule or answer refuses or asks; one that asks to run outside the
+ * sandbox always asks (but in `yolo`), and no rule or answer allows it.
  * A `fetch` is decided by its host instead (fetch-policy.ts).
  * A refusal never reaches the editor.
  * @module
@@ -21,6 +25,7 @@ import { containingRoot, dirname } from "../runtime/files/path.ts";
 import { realLocation } from "../tools/paths.ts";
 import type { ToolAccess } from "../tools/types.ts";
 import { splitShellCommand, type CommandLine } from "./command-line.ts";
+import { commandConfinement } from "./command-confinement.ts";
 import { fetchVerdict } from "./fetch-policy.ts";
 import type { PolicyInput, PolicyVerdict } from "./policy-types.ts";
 import { matchGrant, offerGrants, type Grant, type GrantTarget } from "./grants.ts";
@@ -28,10 +33,52 @@ import { describeRule, hasCommandRefusals, matchCommandRules, matchPathRules, ma
 
 export type { PolicyInput, PolicyVerdict };
 
-const MODE_HINT = "Change the session's mode (read-only, ask, write, yolo) to allow it.";
+const MODE_HINT = "Change the session's mode (read-only, ask, write, auto, yolo) to allow it.";
 
 /** The verdict for one tool call; see the module comment for the order. */
 export async function evaluatePolicy(input: PolicyInput): Promise<PolicyVerdict> {
+  if (input.access.class !== "execute") return await baseVerdict(input);
+  const confinement = commandConfinement(input.mode, input.sandbox, input.access.outsideSandbox !== undefined);
+  switch (confinement.kind) {
+    case "none":
+      return await baseVerdict(input);
+    case "refuse":
+      return { decision: "deny", reason: confinement.reason };
+    case "escalated":
+      return await escalationVerdict(input);
+    case "sandbox": {
+      const sandbox = { readOnly: confinement.readOnly };
+      const verdict = await baseVerdict(input, confinement.approved);
+      // Approved by the sandbox: only a rule or answer that refuses or asks still counts.
+      if (verdict.decision === "deny") return verdict;
+      if (verdict.decision === "allow" || (confinement.approved && !verdict.ruled)) return { decision: "allow", outside: verdict.outside, sandbox };
+      const { ruled: _ruled, ...ask } = verdict;
+      return { ...ask, sandbox };
+    }
+  }
+}
+
+/**
+ * A command that asks to leave the sandbox: refusing rules and answers still refuse; otherwise the
+ * user is asked, whatever rules or earlier answers allow, with no "always" to offer; `read-only`
+ * refuses it.
+ */
+async function escalationVerdict(input: PolicyInput): Promise<PolicyVerdict> {
+  const verdict = await baseVerdict(input, true);
+  if (verdict.decision === "deny") return verdict;
+  const reason = input.access.outsideSandbox?.reason ?? "";
+  if (input.mode === "read-only") {
+    return { decision: "deny", reason: `Commands outside the sandbox are refused in read-only mode: ${input.toolName} \`${input.access.command?.trim()}\` was not run. ${MODE_HINT}` };
+  }
+  const offer = offerGrants({ class: "execute", tool: input.toolName, paths: [], command: splitShellCommand(input.access.command ?? ""), roots: input.roots }, undefined);
+  return { decision: "ask", outside: verdict.outside, why: `it asks to run outside the sandbox: ${reason}`, offer: { reject: offer.reject } };
+}
+
+/** A verdict, with `ruled` on an ask that a rule (not the mode) decided. */
+type RuledVerdict = Exclude<PolicyVerdict, { decision: "ask" }> | (Extract<PolicyVerdict, { decision: "ask" }> & { ruled?: boolean });
+
+/** The verdict without the sandbox; `sandboxed`: a command the sandbox lets run unasked (read-only mode does not refuse it). */
+async function baseVerdict(input: PolicyInput, sandboxed = false): Promise<RuledVerdict> {
   const { access } = input;
   if (access.class === "none") return { decision: "allow", outside: false };
   if (access.class === "fetch") return fetchVerdict(input);
@@ -51,14 +98,15 @@ export async function evaluatePolicy(input: PolicyInput): Promise<PolicyVerdict>
   }
   const grant = matchGrant(input.grants, target);
   if (grant?.effect === "deny") return { decision: "deny", reason: `Rejected for this session ("${grant.label}"): ${input.toolName} ${what} was not run.` };
-  if (input.mode === "read-only" && access.class !== "read") return readOnlyRefusal(access.class, input.toolName, what);
+  if (input.mode === "read-only" && access.class !== "read" && !sandboxed) return readOnlyRefusal(access.class, input.toolName, what);
   if (ruling.action === "ask") {
-    return { decision: "ask", outside, why: `the permission rule "${describeRule(ruling.decisive!.rule)}" asks first`, offer };
+    return { decision: "ask", outside, why: `the permission rule "${describeRule(ruling.decisive!.rule)}" asks first`, offer, ruled: true };
   }
   if (unaccounted) {
     const refusals = hasCommandRefusals(input.rules, input.toolName) || input.grants.some((g) => g.effect === "deny" && g.class === "execute");
-    if (input.mode === "yolo" && refusals) {
-      return { decision: "ask", outside, why: "acp-edge cannot tell every command this line would run, so the command rules cannot be checked", offer };
+    // Without asking (yolo, or a command the sandbox approves), refusing rules must be checkable on what runs.
+    if ((input.mode === "yolo" || sandboxed) && refusals) {
+      return { decision: "ask", outside, why: "acp-edge cannot tell every command this line would run, so the command rules cannot be checked", offer, ruled: true };
     }
   } else {
     if (ruling.action === "allow" && ruling.everyTarget) return { decision: "allow", outside };
@@ -66,6 +114,7 @@ export async function evaluatePolicy(input: PolicyInput): Promise<PolicyVerdict>
   }
   return modeVerdict(input.mode, access.class, outside, offer);
 }
+
 
 interface Ruling {
   action?: RuleAction;
@@ -108,7 +157,8 @@ function modeVerdict(mode: ApprovalMode, kind: "read" | "edit" | "execute" | "ot
   if (kind === "read") {
     return outside ? { decision: "ask", outside, why: "it reads outside the session's directories", offer } : { decision: "allow", outside };
   }
-  if (kind === "edit" && mode === "write" && !outside) return { decision: "allow", outside };
+  // `auto` treats files as `write` does; its commands are decided by the sandbox (see evaluatePolicy).
+  if (kind === "edit" && (mode === "write" || mode === "auto") && !outside) return { decision: "allow", outside };
   const why =
     kind === "edit" ? (outside ? "it changes files outside the session's directories" : "it changes files") : kind === "execute" ? "it runs a command" : "it may change things";
   return { decision: "ask", outside, why, offer };

@@ -26,6 +26,7 @@ import type { PromptTemplate } from "./setup/prompt-templates.ts";
 import type { Skill } from "./setup/skills.ts";
 import type { AgentFile } from "./setup/agent-files.ts";
 import type { SessionRecorder } from "./journal/session-recorder.ts";
+import type { SessionSandbox } from "./session-sandbox.ts";
 import { SessionError } from "./session-error.ts";
 import type { TurnClaim } from "./turns/turn-claim.ts";
 import { TurnSlot, type ClaimRequest } from "./turns/turn-slot.ts";
@@ -90,6 +91,8 @@ export interface LiveSessionInit {
   additionalDirectories: readonly string[];
   settings: Settings;
   mode: ApprovalMode;
+  /** How the session's commands are confined. */
+  sandbox: SessionSandbox;
   grants: readonly Grant[];
   recorder: SessionRecorder;
   templates: readonly PromptTemplate[];
@@ -116,6 +119,8 @@ export class LiveSession {
   readonly settings: Readonly<Settings>;
   /** Writes the session's steps to its journal. */
   readonly recorder: SessionRecorder;
+  /** How the session's commands are confined. */
+  readonly sandbox: SessionSandbox;
   readonly #agent: AgentSession;
   #templates: readonly PromptTemplate[];
   #skills: readonly Skill[];
@@ -137,6 +142,7 @@ export class LiveSession {
     this.cwd = init.cwd;
     this.additionalDirectories = init.additionalDirectories;
     this.settings = init.settings;
+    this.sandbox = init.sandbox;
     this.#mode = init.mode;
     this.#grants = [...init.grants];
     this.recorder = init.recorder;

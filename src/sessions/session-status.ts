@@ -9,6 +9,7 @@
 import { cachedInputShare } from "../models/cost.ts";
 import type { AgentServices } from "./services.ts";
 import { unknownSession } from "./session-error.ts";
+import { probedSandboxStatus, type SandboxStatus } from "./sandbox-status.ts";
 
 /** Tokens of an open session's model calls so far, input split by how the cache served it. */
 export interface SessionUsage {
@@ -34,12 +35,16 @@ export interface BackgroundCommandStatus {
   exit?: { code: number | null; signal: string | null };
   /** The editor terminal it runs in, if any. */
   terminalId?: string;
+  /** It runs confined by the sandbox. */
+  sandboxed?: true;
 }
 
 /** The status of a session: what an open one used, and its background commands while it has some. */
 export interface SessionStatus {
   status: "open" | "saved";
   usage?: SessionUsage;
+  /** Whether an open session's commands run in the sandbox. */
+  sandbox?: SandboxStatus;
   backgroundCommands?: BackgroundCommandStatus[];
 }
 
@@ -54,9 +59,11 @@ export async function sessionStatus(services: AgentServices, sessionId: string):
       running: c.exit === undefined,
       ...(c.exit ? { exit: { code: c.exit.code, signal: c.exit.signal } } : {}),
       ...(c.terminalId !== undefined ? { terminalId: c.terminalId } : {}),
+      ...(c.sandboxed ? { sandboxed: true as const } : {}),
     }));
     const usage = sessionUsage(live.agent.totals);
-    return commands.length > 0 ? { status: "open", usage, backgroundCommands: commands } : { status: "open", usage };
+    const sandbox = await probedSandboxStatus(live.sandbox, live.mode);
+    return commands.length > 0 ? { status: "open", usage, sandbox, backgroundCommands: commands } : { status: "open", usage, sandbox };
   }
   if (await services.store.exists(sessionId)) return { status: "saved" };
   throw unknownSession(sessionId);

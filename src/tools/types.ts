@@ -6,6 +6,7 @@
  * @module
  */
 import type * as v from "valibot";
+import type { SandboxSpec } from "../runtime/sandbox/sandbox-spec.ts";
 
 /** How an editor should present a tool call (ACP `ToolKind` values). */
 export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
@@ -78,6 +79,8 @@ export interface ToolAccess {
   command?: string;
   /** The host (`name` or `name:port`) a `fetch` reaches. */
   host?: string;
+  /** An `execute` call asks to run outside the sandbox, for this reason (the model's words). */
+  outsideSandbox?: { reason: string };
 }
 
 /** Progress a tool reports while it runs. */
@@ -106,6 +109,16 @@ export interface ExecRequest {
   onOutput?(delta: string): void;
   /** Called once when the command runs in an editor terminal. */
   onTerminal?(terminalId: string): void;
+  /** Run confined like this (absent: unconfined). */
+  sandbox?: SandboxSpec;
+}
+
+/** A command to start in the background. */
+export interface BackgroundRequest {
+  command: string;
+  cwd: string;
+  /** Run confined like this (absent: unconfined). */
+  sandbox?: SandboxSpec;
 }
 
 export interface ExecResult {
@@ -188,7 +201,7 @@ export interface Workspace {
   /** Runs a shell command; resolves when it has ended (also on timeout or cancel). */
   exec(request: ExecRequest): Promise<ExecResult>;
   /** Starts a shell command that runs on after this call; absent where commands cannot run in the background. */
-  startBackground?(request: { command: string; cwd: string }): Promise<BackgroundProcess>;
+  startBackground?(request: BackgroundRequest): Promise<BackgroundProcess>;
 }
 
 export interface ToolContext {
@@ -206,6 +219,8 @@ export interface ToolContext {
   report?(event: ToolReport): void;
   /** The session's background commands (absent where none may be started). */
   backgroundCommands?: BackgroundCommandsView;
+  /** The confinement the call's commands run in (absent: unconfined). */
+  sandbox?: SandboxSpec;
   /** Runs subagents for this call (offered to the `task` tool by the engine's turn). */
   subagents?: SubagentHost;
 }
@@ -213,7 +228,7 @@ export interface ToolContext {
 /** The session's background commands as tools reach them (implemented by `BackgroundCommands`). */
 export interface BackgroundCommandsView {
   /** Starts `command` and waits a moment for its first output. */
-  start(workspace: Workspace, command: string, signal?: AbortSignal): Promise<{ id: string; command: BackgroundProcess; first: BackgroundRead }>;
+  start(workspace: Workspace, command: string, signal?: AbortSignal, sandbox?: SandboxSpec): Promise<{ id: string; command: BackgroundProcess; first: BackgroundRead }>;
   /** Output since the last read, waiting up to `waitMs` for some (or the end); throws `ToolError` naming the ids held for an unknown id. */
   read(id: string, waitMs: number, signal: AbortSignal): Promise<BackgroundRead>;
   /** Ends the command's whole tree and forgets it; a cancel through `signal` stops waiting for an editor's answers. */

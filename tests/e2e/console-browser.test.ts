@@ -167,8 +167,12 @@ describe.each(RUNTIMES)("the console in Chromium against serve on %s", (runtime)
   }, 60_000);
 
   test("while a turn runs: Enter queues (shown with Drop), Drop takes one back, Steer joins the turn before its next step", async () => {
+    // Under the mode selector: whether the session's commands run in the sandbox in that mode.
+    await a.locator('select[data-category="mode"]').selectOption("auto");
+    await a.locator('[data-role="sandbox"]', { hasText: "Commands: run in the sandbox" }).waitFor();
     // A command that waits for the test holds the turn; yolo runs it without a dialog.
     await a.locator('select[data-category="mode"]').selectOption("yolo");
+    await a.locator('[data-role="sandbox"]', { hasText: "Commands: not sandboxed" }).waitFor();
     const prompt = a.getByRole("textbox", { name: "Prompt" });
     await prompt.fill("wait for the test");
     await prompt.press("Enter");

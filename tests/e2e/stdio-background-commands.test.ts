@@ -456,9 +456,10 @@ describe.each(RUNTIMES)("background commands on %s", (runtime) => {
     }
   }, 60_000);
 
-  test("read-only mode refuses a background command before anything runs", async () => {
+  test("read-only mode without a sandbox refuses a background command before anything runs", async () => {
     const script = [{ toolCalls: [{ id: "start", name: "bash", input: { command: "touch started", background: true } }] }, { text: "done" }];
-    const s = await startScenario(runtime, { script, args: ["--approval-mode", "read-only"] });
+    // With a sandbox it runs confined instead (stdio-sandbox.test.ts).
+    const s = await startScenario(runtime, { script, args: ["--approval-mode", "read-only"], settings: { sandbox: "off" } });
     try {
       expect((await s.prompt("go")).stopReason).toBe("end_turn");
       expect(finalStatus(s.updates(), "start")).toBe("failed");

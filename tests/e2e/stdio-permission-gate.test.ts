@@ -20,7 +20,8 @@ describe.each(RUNTIMES)("the permission gate on %s", (runtime) => {
     const answers = answering("allow_always");
     const s = await startScenario(runtime, {
       script: [write("w1", "a.txt", "one\n"), done, write("w2", "b.txt", "two\n"), bash("b1", "touch made.txt"), done, write("w3", "c.txt", "three\n"), done],
-      settings: { permissionRules: [{ action: "allow", command: "touch" }] },
+      // Without a sandbox, read-only refuses commands outright (with one they run confined: stdio-sandbox.test.ts).
+      settings: { permissionRules: [{ action: "allow", command: "touch" }], sandbox: "off" },
       ...answers,
     });
     try {

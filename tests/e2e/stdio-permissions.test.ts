@@ -85,9 +85,15 @@ describe.each(RUNTIMES)("permissions on %s", (runtime) => {
     }
   });
 
-  test("read-only mode refuses edits and commands without asking", async () => {
+  test("read-only mode without a sandbox refuses edits and commands without asking", async () => {
     const answers = answering("allow_once");
-    const s = await startScenario(runtime, { script: [write("w1", "a.txt", "x"), bash("b1", "touch made.txt"), { toolCalls: [{ id: "r1", name: "ls", input: {} }] }, done], args: ["--approval-mode", "read-only"], ...answers });
+    // With a sandbox, commands run in a read-only one instead (stdio-sandbox.test.ts).
+    const s = await startScenario(runtime, {
+      script: [write("w1", "a.txt", "x"), bash("b1", "touch made.txt"), { toolCalls: [{ id: "r1", name: "ls", input: {} }] }, done],
+      args: ["--approval-mode", "read-only"],
+      settings: { sandbox: "off" },
+      ...answers,
+    });
     try {
       await s.prompt("try");
       expect(answers.requests).toHaveLength(0);
@@ -220,7 +226,7 @@ describe.each(RUNTIMES)("permissions on %s", (runtime) => {
   test("modes and config options stay in sync", async () => {
     const s = await startScenario(runtime, { script: [] });
     try {
-      expect(s.newSession.modes?.availableModes.map((m) => m.id)).toEqual(["read-only", "ask", "write", "yolo"]);
+      expect(s.newSession.modes?.availableModes.map((m) => m.id)).toEqual(["read-only", "ask", "write", "auto", "yolo"]);
       expect(s.newSession.configOptions?.map((o) => [o.id, o.currentValue])).toEqual([
         ["mode", "ask"],
         ["model", "faux/script"],

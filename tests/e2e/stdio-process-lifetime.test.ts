@@ -2,7 +2,7 @@
  * Nothing a command starts outlives its tool call: background jobs, nohup
  * and setsid children are gone when the call ends, times out or is
  * cancelled, and when the agent exits (stdin EOF, SIGTERM, `agent serve`
- * shutting down).
+ * shutting down) — unconfined (`yolo`) and inside the sandbox (`auto`).
  */
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -15,6 +15,9 @@ import { finalStatus, startScenario, toolText, type Scenario } from "../helpers/
 import { connectWs, startServe, TOKEN } from "../helpers/serve-process.ts";
 
 const SLEEPS = ["sleep 301", "sleep 302", "sleep 303"];
+/** `yolo` runs commands unconfined, `auto` in the sandbox (its own process namespace). */
+type Mode = "yolo" | "auto";
+const CASES = RUNTIMES.flatMap((runtime) => (["yolo", "auto"] as const).map((mode) => [runtime, mode] as const));
 
 /** A command leaving three kinds of children behind, all carrying this test's own marker in their environment. */
 function escapingCommand(marker: string, rest: string): string {
@@ -26,11 +29,11 @@ function uniqueMarker(): string {
 }
 
 /** Starts an agent whose model runs `command` (with `timeout` seconds, if given), prompts it, and waits until the three sleeps run. */
-async function startWithSleeps(runtime: (typeof RUNTIMES)[number], marker: string, command: string, timeout?: number) {
+async function startWithSleeps(runtime: (typeof RUNTIMES)[number], mode: Mode, marker: string, command: string, timeout?: number) {
   const input = { command: escapingCommand(marker, command), ...(timeout !== undefined ? { timeout } : {}) };
   const s = await startScenario(runtime, {
     script: [{ toolCalls: [{ id: "bg", name: "bash", input }] }, { text: "done" }],
-    args: ["--approval-mode", "yolo"],
+    args: ["--approval-mode", mode],
   });
   const turn = s.prompt("run it");
   turn.catch(() => undefined);
@@ -54,12 +57,12 @@ async function withCleanup(marker: string, body: () => Promise<void>, scenario: 
   }
 }
 
-describe.each(RUNTIMES)("process lifetime on %s", (runtime) => {
+describe.each(CASES)("process lifetime on %s in %s mode", (runtime, mode) => {
   test("a call that ends normally leaves no background, nohup or setsid child behind", async () => {
     const marker = uniqueMarker();
     let scenario: Scenario | undefined;
     await withCleanup(marker, async () => {
-      const { s, turn } = await startWithSleeps(runtime, marker, "while [ ! -e go ]; do sleep 0.05; done; echo finished");
+      const { s, turn } = await startWithSleeps(runtime, mode, marker, "while [ ! -e go ]; do sleep 0.05; done; echo finished");
       scenario = s;
       writeFileSync(join(s.sandbox.project, "go"), "");
       expect((await turn).stopReason).toBe("end_turn");
@@ -73,7 +76,7 @@ describe.each(RUNTIMES)("process lifetime on %s", (runtime) => {
     const marker = uniqueMarker();
     let scenario: Scenario | undefined;
     await withCleanup(marker, async () => {
-      const { s, turn } = await startWithSleeps(runtime, marker, "sleep 30", 3);
+      const { s, turn } = await startWithSleeps(runtime, mode, marker, "sleep 30", 3);
       scenario = s;
       expect((await turn).stopReason).toBe("end_turn");
       expect(toolText(s.updates(), "bg")).toContain("timed out");
@@ -85,7 +88,7 @@ describe.each(RUNTIMES)("process lifetime on %s", (runtime) => {
     const marker = uniqueMarker();
     let scenario: Scenario | undefined;
     await withCleanup(marker, async () => {
-      const { s, turn } = await startWithSleeps(runtime, marker, "sleep 30");
+      const { s, turn } = await startWithSleeps(runtime, mode, marker, "sleep 30");
       scenario = s;
       await s.client.agent.notify(acp.methods.agent.session.cancel, { sessionId: s.sessionId });
       expect((await turn).stopReason).toBe("cancelled");
@@ -97,7 +100,7 @@ describe.each(RUNTIMES)("process lifetime on %s", (runtime) => {
     const marker = uniqueMarker();
     let scenario: Scenario | undefined;
     await withCleanup(marker, async () => {
-      const { s } = await startWithSleeps(runtime, marker, "sleep 30");
+      const { s } = await startWithSleeps(runtime, mode, marker, "sleep 30");
       scenario = s;
       s.proc.child.stdin!.end();
       expect((await s.proc.exited).code).toBe(0);
@@ -109,7 +112,7 @@ describe.each(RUNTIMES)("process lifetime on %s", (runtime) => {
     const marker = uniqueMarker();
     let scenario: Scenario | undefined;
     await withCleanup(marker, async () => {
-      const { s } = await startWithSleeps(runtime, marker, "sleep 30");
+      const { s } = await startWithSleeps(runtime, mode, marker, "sleep 30");
       scenario = s;
       s.proc.child.kill("SIGTERM");
       expect((await s.proc.exited).code).toBe(0);
@@ -122,7 +125,7 @@ describe.each(RUNTIMES)("process lifetime on %s", (runtime) => {
     const sandbox = makeSandbox();
     const command = escapingCommand(marker, "sleep 30");
     const script = sandbox.write("script.json", JSON.stringify([{ toolCalls: [{ id: "bg", name: "bash", input: { command } }] }, { text: "done" }]));
-    const server = await startServe(runtime, sandbox, { script, args: ["--model", "faux/script", "--approval-mode", "yolo"] });
+    const server = await startServe(runtime, sandbox, { script, args: ["--model", "faux/script", "--approval-mode", mode] });
     try {
       const client = connectWs(`${server.wsUrl}/acp`, TOKEN);
       await initialize(client);

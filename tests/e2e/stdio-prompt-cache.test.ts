@@ -173,6 +173,8 @@ for (const runtime of RUNTIMES) {
           cost: expect.closeTo(expected, 5),
           requests: 12,
         },
+        // In yolo mode commands are never sandboxed.
+        sandbox: { setting: "auto", available: true, commands: "not sandboxed" },
       });
       expect(status.usage.cachedInputShare).toBeGreaterThan(0.7);
       const before = r.client.updates(r.sessionId).length;

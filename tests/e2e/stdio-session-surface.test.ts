@@ -138,6 +138,8 @@ describe.each(RUNTIMES)("the session surface on %s", (runtime) => {
       expect(await call(agent, "session/status", { sessionId })).toEqual({
         status: "open",
         usage: expect.objectContaining({ inputTokens: 10, outputTokens: 5, cachedReadTokens: 0, cachedWriteTokens: 0, cachedInputShare: 0, requests: 1 }),
+        // In yolo mode commands are never sandboxed.
+        sandbox: { setting: "auto", available: true, commands: "not sandboxed" },
       });
 
       expect(await call(agent, "session/archive", { sessionId })).toEqual({});
@@ -160,7 +162,7 @@ describe.each(RUNTIMES)("the session surface on %s", (runtime) => {
 
       // An archived session can still be loaded (archiving keeps its history); loading does not unarchive it.
       await agent.client.agent.request(methods.agent.session.load, { sessionId, cwd: sandbox.project, mcpServers: [] });
-      expect(await call(agent, "session/status", { sessionId })).toEqual({ status: "open", usage: expect.objectContaining({ cachedReadTokens: 0 }) });
+      expect(await call(agent, "session/status", { sessionId })).toEqual({ status: "open", usage: expect.objectContaining({ cachedReadTokens: 0 }), sandbox: { setting: "auto", available: true, commands: "not sandboxed" } });
       expect(await ids("only")).toEqual([`${sessionId}:true`]);
 
       expect(await call(agent, "session/unarchive", { sessionId })).toEqual({});

@@ -64,14 +64,15 @@ const SESSION_AND_FIRST_PROMPT: AllowList = {
   "src/config/": ["user-folders"],
   "src/engine/": ["compaction", "context-files", "ids", "model-call", "request-budget", "session", "steering-inbox", "subagent", "system-prompt", "tool-call", "tool-specs", "turn"],
   "src/models/": ["ai-sdk-errors", "ai-sdk-events", "ai-sdk-messages", "ai-sdk-model-cache", "ai-sdk-rehearsal", "ai-sdk-retry", "ai-sdk", "cost", "network-failure", "thinking-options"],
-  "src/permissions/": ["command-line", "command-match", "fetch-policy", "grants", "policy", "rules", "shell-lexer", "walk-filter"],
+  "src/permissions/": ["command-confinement", "command-line", "command-match", "fetch-policy", "grants", "policy", "rules", "shell-lexer", "walk-filter"],
   "src/runtime/": ["abort-reason", "deadline-signal", "either-signal", "plain-text"],
   "src/runtime/fetch/": ["guarded-get", "model-fetch", "platform-fetch", "proxy-env", "public-address"],
   "src/runtime/files/": ["confined-folder", "path-stamps", "repository-root", "temp-file"],
+  "src/runtime/sandbox/": ["sandbox-spec"],
   "src/runtime/process/": ["agent-watchdog", "child-lifecycle", "merged-output", "process-tree", "spawn-shell"],
   "src/sessions/": [
-    "live-session", "live-title", "session-broadcast", "session-context", "session-emitter", "session-mcp", "session-notices",
-    "session-settings", "session-status", "session-system-prompt", "session-tools",
+    "live-session", "live-title", "sandbox-status", "session-broadcast", "session-context", "session-emitter", "session-mcp", "session-notices",
+    "session-sandbox", "session-settings", "session-status", "session-system-prompt", "session-tools",
   ],
   "src/sessions/commands/": ["builtin-commands", "command-invocation", "slash-arguments", "slash-commands"],
   "src/sessions/journal/": ["session-entry-check", "session-entry-schemas", "session-recorder", "session-restore"],
@@ -91,8 +92,13 @@ const SESSION_AND_FIRST_PROMPT: AllowList = {
   "src/tools/web/": ["fetch"],
 };
 
-/** Bytes of JavaScript each phase may read (what it reads today, and a little room). */
-const BUDGET = { initialize: 640_000, "session/new and the first prompt": 475_000 };
+/**
+ * Bytes of JavaScript each phase may read (what it reads today, and a little room). The second phase grew
+ * by the permission policy's confinement of commands (which mode confines, what a session's sandbox hides):
+ * every call is judged with it; the sandbox's own code (bubblewrap's command line, the probe, the failure
+ * hint) loads with the first confined command.
+ */
+const BUDGET = { initialize: 640_000, "session/new and the first prompt": 485_000 };
 
 /** esbuild's own small chunks (entry wrappers, shared helpers) carry no sources; each must stay this small. */
 const SOURCELESS_MAX_BYTES = 2_048;

@@ -8,15 +8,15 @@ import { connectClient, initialize, acp, type ClientOptions, type TestClient } f
 import { makeSandbox, spawnAgent, type AgentProcess, type Launcher, type RuntimeName, type Sandbox } from "./agent-process.ts";
 
 export interface ScenarioOptions extends ClientOptions {
-  /** Faux turns (JSON form of ACP_EDGE_FAUX_SCRIPT). */
-  script: unknown[];
+  /** Faux turns (JSON form of ACP_EDGE_FAUX_SCRIPT), or made from the sandbox (to name its folders). */
+  script: unknown[] | ((sandbox: Sandbox) => unknown[]);
   settings?: Record<string, unknown>;
   args?: string[];
   capabilities?: acp.ClientCapabilities;
   /** Files to create, relative to the sandbox root (project files live under `project/`). */
   files?: Record<string, string>;
-  /** Extra environment variables for the agent. */
-  env?: Record<string, string>;
+  /** Extra environment variables for the agent, or made from the sandbox. */
+  env?: Record<string, string> | ((sandbox: Sandbox) => Record<string, string>);
 }
 
 export interface Scenario {
@@ -35,10 +35,12 @@ export interface Scenario {
 export async function startScenario(runtime: RuntimeName | Launcher, options: ScenarioOptions): Promise<Scenario> {
   const sandbox = makeSandbox();
   for (const [path, content] of Object.entries(options.files ?? {})) sandbox.write(path, content);
-  const script = sandbox.write("script.json", JSON.stringify(options.script));
+  const script = sandbox.write("script.json", JSON.stringify(typeof options.script === "function" ? options.script(sandbox) : options.script));
+  const env = typeof options.env === "function" ? options.env(sandbox) : options.env;
   if (options.settings) writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify(options.settings));
   const proc = spawnAgent(runtime, ["agent", "stdio", "--model", "faux/script", ...(options.args ?? [])], {
-    env: { ...options.env, ACP_EDGE_HOME: sandbox.home, ACP_EDGE_FAUX_SCRIPT: script, TMPDIR: sandbox.root },
+    // A test may choose its own temp dir (the sandbox's writable one) and home.
+    env: { TMPDIR: sandbox.root, ...env, ACP_EDGE_HOME: sandbox.home, ACP_EDGE_FAUX_SCRIPT: script },
   });
   const client = connectClient(proc, options);
   await initialize(client, options.capabilities ?? {});

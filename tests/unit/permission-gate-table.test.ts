@@ -229,6 +229,28 @@ describe("command lines × rules and answers × modes", () => {
     });
   }
 
+  // With a sandbox, auto and read-only modes run what rules and answers do not refuse or ask about — except a
+  // line they cannot check (it asks); a call asking to leave the sandbox asks whatever allows it.
+  for (const [line, setupName, row] of TABLE) {
+    test(`with a sandbox, ${setupName}: ${JSON.stringify(line)}`, async () => {
+      const setup = SETUPS[setupName]!;
+      const sandbox = { mode: "auto" as const, available: true };
+      const verdict = async (mode: ApprovalMode, access: ToolAccess, setting: "auto" | "on" = "auto") =>
+        (await evaluatePolicy({ toolName: "bash", access, mode, rules: setup.rules ?? [], grants: setup.grants ?? [], cwd, roots: [cwd], sandbox: { ...sandbox, mode: setting } })).decision;
+      const confined: Decision = row === REFUSED ? "deny" : row === ASKS_EVEN_IN_YOLO ? "ask" : "allow";
+      expect(await verdict("auto", { class: "execute", command: line })).toBe(confined);
+      expect(await verdict("read-only", { class: "execute", command: line })).toBe(confined);
+      const escalated: ToolAccess = { class: "execute", command: line, outsideSandbox: { reason: "r" } };
+      expect(await verdict("auto", escalated)).toBe(row === REFUSED ? "deny" : "ask");
+      // Asking to leave the sandbox asks in write mode too, whether or not its commands would be confined.
+      expect(await verdict("write", escalated)).toBe(row === REFUSED ? "deny" : "ask");
+      expect(await verdict("write", escalated, "on")).toBe(row === REFUSED ? "deny" : "ask");
+      expect(await verdict("write", { class: "execute", command: line }, "on")).toBe(row[2]);
+      expect(await verdict("read-only", escalated)).toBe("deny");
+      expect(await verdict("yolo", escalated)).toBe(row[3]);
+    });
+  }
+
   test("a deny in read-only mode names the rule; an unaccounted line is never offered an always-allow", async () => {
     const rules: PermissionRule[] = [{ action: "deny", command: "touch" }];
     const verdict = await evaluatePolicy({ toolName: "bash", access: { class: "execute", command: "/usr/bin/touch x" }, mode: "read-only", rules, grants: [], cwd, roots: [cwd] });

@@ -28,7 +28,7 @@ describe("restoring checked entries", () => {
     const restored = restoreState([{ type: "config", mode: "bogus", thinking: "low", model: "faux/echo" }]);
     expect(restored).toMatchObject({ thinking: "low", model: "faux/echo" });
     expect(restored.mode).toBeUndefined();
-    expect(restored.notices).toEqual([expect.stringContaining('a stored mode of "bogus" is not one of read-only, ask, write, yolo')]);
+    expect(restored.notices).toEqual([expect.stringContaining('a stored mode of "bogus" is not one of read-only, ask, write, auto, yolo')]);
   });
 
   test("a damaged grant is dropped, never widened", () => {

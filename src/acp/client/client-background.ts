@@ -9,7 +9,8 @@ import { env } from "../../runtime/process/process.ts";
 import { isPosixShell } from "../../runtime/process/spawn-shell.ts";
 import { abortReason } from "../../runtime/abort-reason.ts";
 import { StreamRedactor } from "../../runtime/secrets.ts";
-import { ToolError, type BackgroundExit, type BackgroundProcess, type BackgroundRead } from "../../tools/types.ts";
+import type { SandboxSpec } from "../../runtime/sandbox/sandbox-spec.ts";
+import { ToolError, type BackgroundExit, type BackgroundProcess, type BackgroundRead, type BackgroundRequest } from "../../tools/types.ts";
 import { UnreadOutput } from "../../tools/shell/unread-output.ts";
 import type { AgentContext, CreateTerminalRequest } from "../sdk.ts";
 import { newTerminalText, type SeenOutput } from "./terminal-new-text.ts";
@@ -42,16 +43,21 @@ async function answered<T>(request: Promise<T>, signal?: AbortSignal): Promise<T
   }
 }
 
-/** The `terminal/create` request that runs `command` through a POSIX-style shell (the permission gate judged it as one would read it). */
-export function terminalRequest(sessionId: string, command: string, cwd: string): CreateTerminalRequest {
+/**
+ * The `terminal/create` request that runs `command` through a POSIX-style shell (the permission gate
+ * judged it as one would read it); a confined command runs behind the sandbox's command line, so the
+ * editor runs the sandbox and the shell inside it.
+ */
+export async function terminalRequest(sessionId: string, command: string, cwd: string, sandbox?: SandboxSpec): Promise<CreateTerminalRequest> {
   const user = env("SHELL");
   const shell = user && isPosixShell(user) ? user : "/bin/sh";
-  return { sessionId, command: shell, args: ["-c", command], cwd, outputByteLimit: TERMINAL_OUTPUT_LIMIT };
+  const [program, ...args] = [...(sandbox ? await (await import("../../runtime/sandbox/bwrap-arguments.ts")).bwrapArguments(sandbox) : []), shell, "-c", command];
+  return { sessionId, command: program!, args, cwd, outputByteLimit: TERMINAL_OUTPUT_LIMIT };
 }
 
 /** Starts `request.command` in a new editor terminal that runs on after this call. */
-export async function startInEditorTerminal(client: AgentContext, sessionId: string, request: { command: string; cwd: string }): Promise<BackgroundProcess> {
-  const handle = await client.createTerminal(terminalRequest(sessionId, request.command, request.cwd));
+export async function startInEditorTerminal(client: AgentContext, sessionId: string, request: BackgroundRequest): Promise<BackgroundProcess> {
+  const handle = await client.createTerminal(await terminalRequest(sessionId, request.command, request.cwd, request.sandbox));
   const unread = new UnreadOutput();
   // One redactor over the whole stream: a key split across two refreshes is still hidden.
   const redactor = new StreamRedactor();

@@ -43,7 +43,7 @@ export function clientWorkspace(local: Workspace, client: AgentContext, capabili
 
 /** Runs a command in an editor terminal: create, wait (kill on timeout or cancel), read output, always release. */
 async function execInEditorTerminal(client: AgentContext, sessionId: string, request: ExecRequest): Promise<ExecResult> {
-  const handle = await client.createTerminal(terminalRequest(sessionId, request.command, request.cwd));
+  const handle = await client.createTerminal(await terminalRequest(sessionId, request.command, request.cwd, request.sandbox));
   request.onTerminal?.(handle.id);
   let timedOut = false;
   let cancelled = false;

@@ -7,13 +7,15 @@ import { APPROVAL_MODES, type ApprovalMode } from "../../config/settings-schema.
 import type { ThinkingLevel } from "../../models/types.ts";
 import type { LiveSession } from "../../sessions/live-session.ts";
 import type { AgentServices } from "../../sessions/services.ts";
+import { describeSandboxStatus, sandboxStatus } from "../../sessions/sandbox-status.ts";
 import { currentModelSpec, modelChoices, thinkingLevels } from "../../sessions/session-settings.ts";
 import type { SessionConfigOption, SessionModeState } from "../sdk.ts";
 
 const MODE_TEXT: Record<ApprovalMode, { name: string; description: string }> = {
-  "read-only": { name: "Read-only", description: "Reads and searches; edits and commands are refused without asking" },
+  "read-only": { name: "Read-only", description: "Reads and searches; edits are refused; commands run only in a read-only sandbox, refused where there is none" },
   ask: { name: "Ask", description: "Asks before edits and commands; reads inside the project run" },
   write: { name: "Write", description: "Edits inside the project run; commands ask" },
+  auto: { name: "Auto", description: "Edits inside the project run; commands run in a sandbox without asking" },
   yolo: { name: "Yolo", description: "Nothing asks: edits and commands run" },
 };
 
@@ -41,7 +43,8 @@ export function configOptions(live: LiveSession, services: AgentServices): Sessi
     {
       id: "mode",
       name: "Approval",
-      description: "What the agent may do without asking",
+      // Where the editor shows it, the description also tells whether commands run in the sandbox now.
+      description: `What the agent may do without asking. ${describeSandboxStatus(sandboxStatus(live.sandbox, live.mode))}`,
       category: "mode",
       type: "select",
       currentValue: live.mode,

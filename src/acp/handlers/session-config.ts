@@ -25,7 +25,7 @@ const SetModelParams = v.object({ sessionId: v.string(), modelId: v.string(), _m
 export function registerSessionConfig(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.session.setMode, async ({ params }) => {
     const live = attachedSession(services, state, params.sessionId);
-    if (!isApprovalMode(params.modeId)) throw invalidParams(`unknown mode "${params.modeId}"; use read-only, ask, write or yolo`, { modeId: params.modeId });
+    if (!isApprovalMode(params.modeId)) throw invalidParams(`unknown mode "${params.modeId}"; use read-only, ask, write, auto or yolo`, { modeId: params.modeId });
     await changeSetting(live, services, "mode", params.modeId);
     return {};
   });

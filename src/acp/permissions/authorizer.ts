@@ -34,8 +34,10 @@ export function createAuthorizer({ live, client }: AuthorizerOptions): ToolAutho
     const allowed = async (outside: boolean, approvedByUser = false): Promise<Authorization> => {
       const answered = approvedByUser ? await askRulesFor(rules, request.tool.name, request.access.paths ?? [], cwd) : undefined;
       const pathFilter = createWalkFilter(rules, request.tool.name, cwd, answered);
-      return { allowed: true, outsideRootsApproved: outside, ...(pathFilter ? { pathFilter } : {}) };
+      return { allowed: true, outsideRootsApproved: outside, ...(pathFilter ? { pathFilter } : {}), ...(sandbox ? { sandbox } : {}) };
     };
+    // Only commands need to know whether the machine has a sandbox.
+    const availability = request.access.class === "execute" ? await live.sandbox.availability() : undefined;
     const verdict = await evaluatePolicy({
       toolName: request.tool.name,
       access: request.access,
@@ -44,9 +46,13 @@ export function createAuthorizer({ live, client }: AuthorizerOptions): ToolAutho
       grants: live.grants,
       cwd,
       roots: live.agent.workspace.roots,
+      ...(availability ? { sandbox: { mode: live.sandbox.mode, available: availability.available, ...(availability.available ? {} : { missing: availability.missing }) } } : {}),
     });
-    if (verdict.decision === "allow") return await allowed(verdict.outside);
     if (verdict.decision === "deny") return { allowed: false, reason: verdict.reason };
+    // The confinement is worked out now, for the session's folders as they are.
+    const sandbox = verdict.sandbox ? live.sandbox.spec(verdict.sandbox.readOnly) : undefined;
+    if (verdict.sandbox && !sandbox) return { allowed: false, reason: "The sandbox this command must run in is not available; nothing was run." };
+    if (verdict.decision === "allow") return await allowed(verdict.outside);
 
     const options: PermissionOption[] = [
       { optionId: ALLOW_ONCE, name: "Allow once", kind: "allow_once" },
@@ -91,10 +97,11 @@ export function createAuthorizer({ live, client }: AuthorizerOptions): ToolAutho
   };
 }
 
-/** What the editor shows while asking: title, kind, locations and, for edits, the diff. */
+/** What the editor shows while asking: title, kind, locations and, for edits, the diff; for a command leaving the sandbox, the model's reason. */
 function permissionToolCall(request: AuthorizationRequest): ToolCallUpdate {
   const locations = request.preview?.locations ?? request.description.locations;
   const diff = request.preview?.diff;
+  const escalation = request.access.outsideSandbox;
   return {
     toolCallId: request.toolCallId,
     title: request.description.title,
@@ -103,6 +110,7 @@ function permissionToolCall(request: AuthorizationRequest): ToolCallUpdate {
     locations: locations.map((l) => (l.line === undefined ? { path: l.path } : { path: l.path, line: l.line })),
     rawInput: request.input,
     ...(diff ? { content: [{ type: "diff", path: diff.path, oldText: diff.oldText, newText: diff.newText }] } : {}),
+    ...(escalation ? { content: [{ type: "content", content: { type: "text", text: `Run outside the sandbox (no confinement of files or network). Reason given: ${escalation.reason}` } }] } : {}),
     ...(request.parentToolCallId === undefined ? {} : { _meta: { [PARENT_META_KEY]: request.parentToolCallId } }),
   };
 }

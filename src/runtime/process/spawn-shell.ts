@@ -15,6 +15,7 @@ import { startAgentWatchdog, type AgentWatchdog } from "./agent-watchdog.ts";
 import { mergedOutput } from "./merged-output.ts";
 import { newTreeMarker, trackProcessTree, TREE_MARKER_VARIABLE, type ProcessTreeControl } from "./process-tree.ts";
 import type { ShellExit } from "./child-lifecycle.ts";
+import type { SandboxSpec } from "../sandbox/sandbox-spec.ts";
 
 /** What to run and where. */
 export interface SpawnShellOptions {
@@ -31,6 +32,11 @@ export interface SpawnShellOptions {
    * that started them). See agent-watchdog.ts.
    */
   tiedToAgent?: boolean;
+  /**
+   * Run the shell confined (see runtime/sandbox/). The watchdog of a tied command stays outside the
+   * sandbox and the command's group: ending the group ends the confined tree too.
+   */
+  sandbox?: SandboxSpec;
 }
 
 /** A running command. Its output must be read (or closed) or the command blocks once the pipe is full. */
@@ -47,9 +53,11 @@ export interface ShellProcess extends ProcessTreeControl {
 /**
  * A tied command waits for one line on its stdin before it runs, which this process writes once the
  * watchdog runs: a command never runs unwatched, and if this process dies before the line, the read
- * ends at end of file and the command never runs at all.
+ * ends at end of file and the command never runs at all. The program to run is the script's arguments
+ * (the shell, `-c` and the command, behind the sandbox's command line when confined).
  */
-const GATED_SCRIPT = ["read -r _ || exit 1", "exec </dev/null", 'exec "$0" -c "$1" 2>&1'].join("\n");
+const GATED_SCRIPT = ["read -r _ || exit 1", "exec </dev/null", 'exec "$@" 2>&1'].join("\n");
+const PLAIN_SCRIPT = 'exec "$@" 2>&1';
 
 const SH_LIKE = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash"]);
 
@@ -86,8 +94,10 @@ export async function spawnShell(options: SpawnShellOptions): Promise<ShellProce
   const shell = options.shell ?? defaultShell();
   const marker = newTreeMarker();
   const tied = options.tiedToAgent === true;
+  // The sandbox's code loads with the first confined command.
+  const program = [...(options.sandbox ? await (await import("../sandbox/bwrap-arguments.ts")).bwrapArguments(options.sandbox) : []), shell, "-c", options.command];
   // /bin/sh points the shell's stderr at its stdout and execs it (same pid): one pipe keeps the exact write order.
-  const child = spawn("/bin/sh", ["-c", tied ? GATED_SCRIPT : 'exec "$0" -c "$1" 2>&1', shell, options.command], {
+  const child = spawn("/bin/sh", ["-c", tied ? GATED_SCRIPT : PLAIN_SCRIPT, "sh", ...program], {
     cwd: options.cwd,
     env: withMarker(options.env, TREE_MARKER_VARIABLE, marker),
     detached: true,

@@ -3,6 +3,7 @@
  * except `/compact`, which asks the model for the summary.
  * @module
  */
+import { describeSandboxStatus, probedSandboxStatus } from "../sandbox-status.ts";
 import type { EventSink, StopReason } from "../../engine/events.ts";
 import { SessionBusyError } from "../../engine/session.ts";
 import { cachedInputShare } from "../../models/cost.ts";
@@ -66,6 +67,7 @@ const BUILTINS: Record<string, Builtin> = {
       `Tokens so far: ${formatTokens(t.input)} in, ${formatTokens(t.output)} out, ${formatTokens(t.cacheRead)} cache read, ${formatTokens(t.cacheWrite)} cache write; ${t.requests} model calls`,
       `Input from the cache: ${cacheLine(t)}`,
       `Cost: ${t.cost === undefined ? "unknown (no price for this model)" : `$${t.cost.toFixed(4)}`}`,
+      describeSandboxStatus(await probedSandboxStatus(live.sandbox, live.mode)),
       `Stored: ${services.options.noSession ? "in memory only (--no-session)" : join(services.sessionDir, cwdSlug(live.cwd), `${live.id}.jsonl`)}`,
       backgroundLine(live),
     ];
@@ -101,7 +103,7 @@ function backgroundLine(live: LiveSession): string {
   const items = commands.map((c) => {
     const line = c.command.length > 60 ? `${c.command.slice(0, 59)}…` : c.command;
     const state = c.exit ? howItEnded(c.exit) : `running for ${Math.round((Date.now() - c.startedAt) / 1000)} s`;
-    return `  ${c.id}: ${line.replace(/\s+/g, " ")} (${state}${c.terminalId ? ", in the editor's terminal" : ""})`;
+    return `  ${c.id}: ${line.replace(/\s+/g, " ")} (${state}${c.terminalId ? ", in the editor's terminal" : ""}${c.sandboxed ? ", sandboxed" : ""})`;
   });
   return [`Background commands (${commands.length}):`, ...items].join("\n");
 }

@@ -5,6 +5,7 @@
  * stored ones brought back (load, resume, fork).
  * @module
  */
+import { sandboxNotices, sessionSandbox } from "../session-sandbox.ts";
 import { nanoid } from "nanoid";
 import { ConfigError, loadSettingsFor } from "../../config/settings.ts";
 import type { Settings } from "../../config/settings-schema.ts";
@@ -140,6 +141,8 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   }
   // The mode the user chose in the session survives a reload.
   const mode = restored?.mode ?? settings.approvalMode ?? "ask";
+  const sandbox = sessionSandbox(settings, home, workspace.roots);
+  notices.push(...(await sandboxNotices(sandbox, settings, mode)));
   const journal = await request.journal(id);
   const live = new LiveSession({
     agent,
@@ -147,6 +150,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     additionalDirectories: extra,
     settings,
     mode,
+    sandbox,
     grants: restored?.grants ?? [],
     recorder: new SessionRecorder(journal, restored?.messageCount ?? 0, restored?.retracted ?? []),
     templates: setup.templates,

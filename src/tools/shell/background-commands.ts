@@ -6,6 +6,7 @@
  * @module
  */
 import { randomHex } from "../../runtime/random-hex.ts";
+import type { SandboxSpec } from "../../runtime/sandbox/sandbox-spec.ts";
 import { ToolError, type BackgroundCommandsView, type BackgroundProcess, type BackgroundRead, type Workspace } from "../types.ts";
 
 /** Background commands a session may hold at once. */
@@ -26,6 +27,8 @@ export interface BackgroundCommandInfo {
   /** Set once it ended: at its exit event, or when a read saw the end (an editor's terminal). */
   exit?: BackgroundRead["exit"];
   terminalId?: string;
+  /** It runs confined by the sandbox. */
+  sandboxed?: true;
 }
 
 interface Entry extends BackgroundCommandInfo {
@@ -42,7 +45,7 @@ export class BackgroundCommands implements BackgroundCommandsView {
     return [...this.#entries.values()].map(({ process: _running, ...info }) => info);
   }
 
-  async start(workspace: Workspace, command: string, signal: AbortSignal = new AbortController().signal): Promise<{ id: string; command: BackgroundProcess; first: BackgroundRead }> {
+  async start(workspace: Workspace, command: string, signal: AbortSignal = new AbortController().signal, sandbox?: SandboxSpec): Promise<{ id: string; command: BackgroundProcess; first: BackgroundRead }> {
     if (this.#closed) throw new ToolError("The session is closing; no command can start in the background.");
     if (!workspace.startBackground) throw new ToolError("Commands cannot run in the background here.");
     if (this.#entries.size >= MAX_BACKGROUND_COMMANDS) {
@@ -53,11 +56,11 @@ export class BackgroundCommands implements BackgroundCommandsView {
     }
     const id = newBackgroundId();
     // Held before the start completes, so concurrent starts cannot pass the bound.
-    const placeholder = { id, command, startedAt: Date.now() } as Entry;
+    const placeholder = { id, command, startedAt: Date.now(), ...(sandbox ? { sandboxed: true } : {}) } as Entry;
     this.#entries.set(id, placeholder);
     let started: BackgroundProcess;
     try {
-      started = await workspace.startBackground({ command, cwd: workspace.cwd });
+      started = await workspace.startBackground({ command, cwd: workspace.cwd, ...(sandbox ? { sandbox } : {}) });
     } catch (error) {
       this.#entries.delete(id);
       throw error;

@@ -8,6 +8,7 @@ import * as v from "valibot";
 import { MAX_BACKGROUND_COMMANDS } from "./background-commands.ts";
 import { backgroundResult } from "./background-report.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize } from "../truncate.ts";
+import type { SandboxSpec } from "../../runtime/sandbox/sandbox-spec.ts";
 import { ToolError, type ExecResult, type ToolContext, type ToolDefinition, type ToolResult } from "../types.ts";
 
 /** Titles longer than this are cut (the full command is in the call's input). */
@@ -23,6 +24,13 @@ export const BashInput = v.object({
       v.description("Run in the background and return at once with the command's id (for servers, watchers, long builds); read it with bash_output, end it with bash_stop"),
     ),
   ),
+  outsideSandbox: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description("true: run this one command outside the sandbox (the user is asked first; give `reason`). Only when it failed because of the sandbox (files it may not write, no network)"),
+    ),
+  ),
+  reason: v.optional(v.pipe(v.string(), v.maxLength(500), v.description("Why the command must run outside the sandbox (shown to the user)"))),
 });
 
 /** Runs a shell command in the session's directory. */
@@ -40,12 +48,14 @@ export const bashTool: ToolDefinition<typeof BashInput> = {
     "Commands run without a terminal and with stdin closed: pass flags that avoid prompts and pagers (e.g. --yes, --no-pager).",
     "Give commands that may run long (builds, test suites, installs) a timeout. A plain bash call ends everything it started (`&` and nohup too) when it returns.",
     "Start dev servers, watchers and long builds you want to keep going with bash and background: true; check them with bash_output; stop everything you started with bash_stop once you no longer need it.",
+    "Commands may run in a sandbox (writes only in the project and the temp dir, no network). When a result says the sandbox stopped a command, run it again with outsideSandbox: true and a short reason only if it really needs more; the user is asked.",
   ],
   schema: BashInput,
   kind: "execute",
 
   access(input) {
-    return { class: "execute", command: input.command };
+    const reason = input.reason?.trim() || "(no reason given)";
+    return { class: "execute", command: input.command, ...(input.outsideSandbox === true ? { outsideSandbox: { reason } } : {}) };
   },
 
   describe(input) {
@@ -73,8 +83,10 @@ export const bashTool: ToolDefinition<typeof BashInput> = {
       signal,
       onOutput: (delta) => context.report?.({ type: "output", delta }),
       onTerminal: (terminalId) => context.report?.({ type: "terminal", terminalId }),
+      ...(context.sandbox ? { sandbox: context.sandbox } : {}),
     });
-    return toToolResult(result, seconds);
+    const toolResult = toToolResult(result, seconds);
+    return context.sandbox ? await withSandboxHint(toolResult, result, context.sandbox) : toolResult;
   },
 };
 
@@ -82,10 +94,22 @@ export const bashTool: ToolDefinition<typeof BashInput> = {
 async function startInBackground(command: string, context: ToolContext): Promise<ToolResult> {
   const commands = context.backgroundCommands;
   if (!commands) throw new ToolError("Commands cannot run in the background in this session.");
-  const { id, command: started, first } = await commands.start(context.workspace, command, context.signal);
+  const { id, command: started, first } = await commands.start(context.workspace, command, context.signal, context.sandbox);
   if (started.terminalId !== undefined) context.report?.({ type: "terminal", terminalId: started.terminalId });
   const lead = [first.exit ? "The command already ended." : "Started in the background. Read its output with bash_output; end it with bash_stop when done."];
   return backgroundResult(id, first, lead, started.terminalId !== undefined ? { terminalId: started.terminalId } : {});
+}
+
+/** A confined command's result: marked as confined, with a note when it failed because of the sandbox. */
+async function withSandboxHint(toolResult: ToolResult, result: ExecResult, sandbox: SandboxSpec): Promise<ToolResult> {
+  const details = { ...toolResult.details, sandboxed: true };
+  const failed = result.exitCode !== null && result.exitCode !== 0;
+  // Loaded with the first failure of a confined command: nothing of it is needed until then.
+  const hint = failed ? (await import("./sandbox-hint.ts")).sandboxHint(result.output, sandbox) : undefined;
+  if (!hint) return { ...toolResult, details };
+  const [first, ...rest] = toolResult.content;
+  const text = first?.type === "text" ? `${first.text}\n\n${hint}` : hint;
+  return { ...toolResult, content: [{ type: "text", text }, ...(first?.type === "text" ? rest : toolResult.content)], details };
 }
 
 /** The model-facing text and details for a finished command. */

@@ -9,7 +9,7 @@ import { statOrUndefined } from "../../runtime/files/fs.ts";
 import type { ShellExit } from "../../runtime/process/child-lifecycle.ts";
 import { spawnShell } from "../../runtime/process/spawn-shell.ts";
 import { StreamRedactor } from "../../runtime/secrets.ts";
-import { ToolError, type BackgroundProcess, type BackgroundRead } from "../types.ts";
+import { ToolError, type BackgroundProcess, type BackgroundRead, type BackgroundRequest } from "../types.ts";
 import { UnreadOutput, whenReady } from "./unread-output.ts";
 
 /** Between SIGTERM and SIGKILL when a background command is stopped. */
@@ -21,10 +21,10 @@ const STOP_DRAIN_MS = 500;
 const DECODE_SLICE = 4096;
 
 /** Starts `command` in `cwd` in the background. */
-export async function startLocalBackground(request: { command: string; cwd: string }): Promise<BackgroundProcess> {
+export async function startLocalBackground(request: BackgroundRequest): Promise<BackgroundProcess> {
   const cwdInfo = await statOrUndefined(request.cwd);
   if (!cwdInfo?.isDirectory) throw new ToolError(`Working directory does not exist: ${request.cwd}`);
-  const child = await spawnShell({ command: request.command, cwd: request.cwd, tiedToAgent: true });
+  const child = await spawnShell({ command: request.command, cwd: request.cwd, tiedToAgent: true, ...(request.sandbox ? { sandbox: request.sandbox } : {}) });
   const unread = new UnreadOutput();
   let exit: ShellExit | undefined;
   void child.exited.then((e) => {

@@ -112,6 +112,7 @@ export async function runLocalCommand(request: ExecRequest, options: LocalExecOp
   const child = await spawnShell({
     command: request.command,
     cwd: request.cwd,
+    ...(request.sandbox ? { sandbox: request.sandbox } : {}),
     ...(options.shell ? { shell: options.shell } : {}),
     ...(options.env ? { env: options.env } : {}),
   });

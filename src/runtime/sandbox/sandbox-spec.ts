@@ -1,0 +1,38 @@
+/**
+ * What a sandboxed command may touch: the folders it may write (everything
+ * else is read-only), the paths it may not read at all, and the program that
+ * confines it. Commands in the sandbox never reach the network, loopback
+ * included.
+ * @module
+ */
+
+/** The confinement of one command. */
+export interface SandboxSpec {
+  /** Absolute path of the confining program (bubblewrap). */
+  program: string;
+  /** Options this version of the program understands beyond the common ones (see the probe). */
+  extraOptions: readonly string[];
+  /** Absolute, symlink-free folders the command may write; the rest of the file system is read-only. */
+  writable: readonly string[];
+  /** Absolute paths the command may not read: folders appear empty, files empty. */
+  hidden: readonly string[];
+}
+
+/**
+ * The user's secrets, relative to the home directory: keys, cloud and
+ * registry credentials. The agent's own credential files are added by the
+ * session (its home may lie elsewhere).
+ */
+export const HOME_SECRETS = [
+  ".ssh",
+  ".aws",
+  ".gnupg",
+  ".config/gcloud",
+  ".docker",
+  ".azure",
+  ".kube",
+  ".config/gh",
+  ".netrc",
+  ".git-credentials",
+  ".pgpass",
+] as const;

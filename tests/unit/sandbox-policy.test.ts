@@ -1,0 +1,184 @@
+/**
+ * The sandbox's rules outside a running agent: a seeded fuzzer over command
+ * lines × rules and answers × modes × sandbox states checks the invariants
+ * (a command the sandbox would confine never runs unconfined unless the user
+ * said so; the setting `on` never lets a command run unconfined; what read-only
+ * runs, it runs read-only), the project cannot set the sandbox, the bubblewrap
+ * command line covers secrets where they really are, and the "stopped by the
+ * sandbox" note is given only on errors the sandbox causes outside the
+ * writable folders.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { evaluatePolicy } from "../../src/permissions/policy.ts";
+import type { Grant } from "../../src/permissions/grants.ts";
+import { mergeProjectSettings } from "../../src/config/settings.ts";
+import { APPROVAL_MODES, type PermissionRule } from "../../src/config/settings-schema.ts";
+import { bwrapArguments } from "../../src/runtime/sandbox/bwrap-arguments.ts";
+import { sandboxBlock } from "../../src/runtime/sandbox/sandbox-failure.ts";
+import { sandboxNotices, sessionSandbox } from "../../src/sessions/session-sandbox.ts";
+
+let dir: string;
+beforeAll(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), "acp-edge-sandbox-unit-")));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A small seeded generator (mulberry32): the same seed, the same cases. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = ["npm", "test", "echo", "hi", "touch", "x", "rm", "-rf", "/", "$(printf touch)", "$HOME", "'a b'", '"q"', "`id`", "sh", "-c", "eval", "sudo", "curl", "http://x"];
+const SEPARATORS = [" ", "; ", " && ", " | ", " > out.txt ", " 2>&1 ", "\n", " & ", " # "];
+const RULES: PermissionRule[][] = [
+  [],
+  [{ action: "allow", command: "echo" }],
+  [{ action: "allow", command: "npm test" }],
+  [{ action: "deny", command: "touch" }],
+  [{ action: "ask", command: "rm" }],
+  [{ action: "allow", tools: ["bash"] }],
+];
+const GRANTS: Grant[][] = [
+  [],
+  [{ effect: "allow", class: "execute", scope: { kind: "command", prefixes: ["echo hi"] }, label: "Always allow `echo hi` in this session" }],
+  [{ effect: "allow", class: "execute", scope: { kind: "tool", name: "bash" }, label: "Always allow bash in this session" }],
+  [{ effect: "deny", class: "execute", scope: { kind: "command", prefixes: ["rm"] }, label: "Always reject `rm` in this session" }],
+];
+
+describe("the sandbox in the permission policy (seeded fuzz)", () => {
+  test("escalations always ask or are refused; the setting on never runs unconfined; read-only runs only read-only", async () => {
+    const next = random(40);
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+    for (let i = 0; i < 3000; i++) {
+      const line = Array.from({ length: 1 + Math.floor(next() * 5) }, () => pick(WORDS)).join(pick(SEPARATORS));
+      const mode = pick(APPROVAL_MODES);
+      const setting = pick(["auto", "on", "off"] as const);
+      const available = next() < 0.8;
+      const outsideSandbox = next() < 0.3;
+      const rules = pick(RULES);
+      const grants = pick(GRANTS);
+      const verdict = await evaluatePolicy({
+        toolName: "bash",
+        access: { class: "execute", command: line, ...(outsideSandbox ? { outsideSandbox: { reason: "r" } } : {}) },
+        mode,
+        rules,
+        grants,
+        cwd: dir,
+        roots: [dir],
+        sandbox: { mode: setting, available, ...(available ? {} : { missing: "bubblewrap" }) },
+      });
+      const where = JSON.stringify({ line, mode, setting, available, outsideSandbox, rules, grants, verdict });
+      const confines = mode !== "yolo" && setting !== "off" && (setting === "on" || mode === "auto" || mode === "read-only");
+      if (confines && setting === "on" && !available) expect(verdict.decision, where).toBe("deny");
+      const refusedOutright = confines && setting === "on" && !available;
+      if (outsideSandbox && mode !== "yolo" && !refusedOutright) {
+        // Leaving the sandbox: never unasked, never offered "always allow", whatever the mode or setting.
+        expect(verdict.decision, where).not.toBe("allow");
+        if (verdict.decision === "ask") expect(verdict.offer.allow, where).toBeUndefined();
+        if (mode === "read-only") expect(verdict.decision, where).toBe("deny");
+      }
+      if (confines && available && !outsideSandbox && verdict.decision !== "deny") {
+        expect(verdict.sandbox, where).toEqual({ readOnly: mode === "read-only" });
+      }
+      if (!confines || (!available && setting !== "on")) expect(verdict.decision === "deny" || verdict.sandbox === undefined, where).toBe(true);
+      if (mode === "read-only" && verdict.decision === "allow") expect(verdict.sandbox, where).toEqual({ readOnly: true });
+    }
+  });
+});
+
+describe("settings", () => {
+  test("a project file cannot set the sandbox, and auto is looser than write", () => {
+    const merged = mergeProjectSettings({ sandbox: "on", approvalMode: "write" }, { sandbox: "off", approvalMode: "auto" }, "project settings");
+    expect(merged.sandbox).toBe("on");
+    expect(merged.approvalMode).toBe("write");
+    expect(mergeProjectSettings({}, { sandbox: { mode: "off", allowWrite: ["/"] } }, "project settings").sandbox).toBeUndefined();
+    expect(mergeProjectSettings({ approvalMode: "auto" }, { approvalMode: "write" }, "project settings").approvalMode).toBe("write");
+  });
+});
+
+describe("a session's sandbox", () => {
+  test("writable: the session's folders, the temp dir and allowWrite (only the temp dir read-only); hidden: the secrets, the agent's credential files and denyRead", async () => {
+    const agentHome = join(dir, "agent-home");
+    const sandbox = sessionSandbox({ sandbox: { mode: "on", allowWrite: ["/opt/cache"], denyRead: ["~/private"] } }, agentHome, ["/work/a", "/work/b"]);
+    expect(sandbox.mode).toBe("on");
+    // Nothing is known (or spawned) before something asks.
+    expect(sandbox.known()).toBeUndefined();
+    expect(sandbox.spec(false)).toBeUndefined();
+    const availability = await sandbox.availability();
+    expect(availability.available).toBe(true);
+    const spec = sandbox.spec(false)!;
+    expect(spec.writable).toEqual(["/work/a", "/work/b", tmpdir(), "/opt/cache"]);
+    expect(sandbox.spec(true)!.writable).toEqual([tmpdir()]);
+    expect(spec.hidden).toContain(join(agentHome, "auth.json"));
+    expect(spec.hidden).toContain(join(agentHome, "api-token"));
+    expect(spec.hidden).toContain(join(process.env.HOME!, ".ssh"));
+    expect(spec.hidden).toContain(join(process.env.HOME!, "private"));
+    expect(sessionSandbox({ sandbox: "off" }, agentHome, ["/work/a"]).known()).toMatchObject({ available: false });
+  });
+});
+
+describe("notices", () => {
+  test("allowHosts is not supported yet and says so; nothing is said where the sandbox works", async () => {
+    const settings = { sandbox: { mode: "auto" as const, allowHosts: ["registry.internal"] } };
+    const notices = await sandboxNotices(sessionSandbox(settings, join(dir, "agent-home"), [dir]), settings, "auto");
+    expect(notices).toEqual([expect.stringContaining("sandbox.allowHosts is not supported yet")]);
+    expect(await sandboxNotices(sessionSandbox({}, join(dir, "agent-home"), [dir]), {}, "auto")).toEqual([]);
+  });
+});
+
+describe("the bubblewrap command line", () => {
+  test("secrets are covered where they really are, after the writable binds; missing paths are left out", async () => {
+    const home = join(dir, "home");
+    const keys = join(dir, "elsewhere-keys");
+    mkdirSync(keys, { recursive: true });
+    mkdirSync(home, { recursive: true });
+    symlinkSync(keys, join(home, ".ssh"));
+    writeFileSync(join(home, "auth.json"), "{}");
+    const args = await bwrapArguments({
+      program: "/usr/bin/bwrap",
+      extraOptions: [],
+      writable: [home, join(dir, "missing")],
+      hidden: [join(home, ".ssh"), join(home, "auth.json"), join(home, ".aws")],
+    });
+    const at = (value: string) => args.indexOf(value);
+    expect(args.slice(0, 4)).toEqual(["/usr/bin/bwrap", "--ro-bind", "/", "/"]);
+    expect(args).toContain("--unshare-net");
+    expect(args.at(-1)).toBe("--");
+    expect(args.join(" ")).toContain(`--bind ${home} ${home}`);
+    expect(args.join(" ")).not.toContain(join(dir, "missing"));
+    expect(args.join(" ")).toContain(`--tmpfs ${keys} --remount-ro ${keys}`);
+    expect(args.join(" ")).toContain(`--ro-bind /dev/null ${join(home, "auth.json")}`);
+    expect(args.join(" ")).not.toContain(".aws");
+    expect(at(`--tmpfs`)).toBeGreaterThan(at("--bind"));
+  });
+});
+
+describe("telling that the sandbox stopped a command", () => {
+  const spec = { program: "/usr/bin/bwrap", extraOptions: [], writable: ["/work/project", "/tmp"], hidden: [] };
+  test.each([
+    ["sh: 1: cannot create /etc/x: Read-only file system", "files"],
+    ["touch: cannot touch '/home/u/.cache/x': Read-only file system", "files"],
+    ["npm ERR! code EACCES\nnpm ERR! path /usr/lib/node_modules", "files"],
+    ["curl: (6) Could not resolve host: example.com", "network"],
+    ["connect ENETUNREACH 1.2.3.4:443", "network"],
+    ["fatal: unable to access 'https://x/': Could not resolve host: x", "network"],
+  ])("%s → %s", (output, expected) => {
+    expect(sandboxBlock(output, spec)).toBe(expected as "files" | "network");
+  });
+  test.each([
+    "cat: /work/project/secret.txt: Permission denied",
+    "rm: cannot remove '/tmp/own/file': Operation not permitted",
+    "Error: tests failed (3 of 10)",
+    "",
+  ])("no note for %j", (output) => {
+    expect(sandboxBlock(output, spec)).toBeUndefined();
+  });
+});

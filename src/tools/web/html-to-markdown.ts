@@ -15,7 +15,7 @@
  */
 import { COMMON_ENTITIES, decodeEntities, entityTable, unknownEntityNames, type EntityTable } from "./html-entities.ts";
 import { buildTree, type HtmlElement } from "./html-tree.ts";
-import { MarkdownWriter } from "./markdown-writer.ts";
+import { escapeText, fenceFor, MarkdownWriter } from "./markdown-writer.ts";
 
 /** Elements whose text is never part of a page's content. */
 const DROPPED = new Set([
@@ -58,7 +58,9 @@ export async function pageToMarkdown(html: string, pageUrl: string, options: Con
 
 /** The page's title and its main content as Markdown, converted until `wanted` characters exist (or the page ends). */
 export function htmlToMarkdown(html: string, pageUrl: string, options: ConvertOptions = {}, entities: EntityTable = COMMON_ENTITIES): PageMarkdown {
-  const stopped = options.stopped ?? (() => false);
+  // Once the budget is spent it stays spent, without asking again.
+  let spent = false;
+  const stopped = () => spent || (spent = options.stopped?.() ?? false);
   const tree = buildTree(html, entities, stopped);
   const title = neutralize(tree.title.replace(/\s+/g, " ").trim());
   const writer = new MarkdownWriter(options.wanted ?? Number.POSITIVE_INFINITY);
@@ -112,7 +114,7 @@ class Links {
   }
 
   text(raw: string | undefined): string {
-    return decodeEntities(raw ?? "", this.entities).replace(/[[\]\s]+/g, " ").trim();
+    return escapeText(decodeEntities(raw ?? "", this.entities).replace(/[[\]\s]+/g, " ").trim());
   }
 }
 
@@ -176,9 +178,10 @@ function walk(main: HtmlElement, writer: MarkdownWriter, links: Links, stopped: 
         return SKIP;
       }
       case "pre": {
+        if (writer.inInline) return writeCode(element);
         const code = textOf(element).replace(/^\n/, "").replace(/\s+$/, "");
         const language = /(?:^|\s)(?:language|lang)-([\w+#.-]{1,32})/.exec(firstCodeClass(element) ?? "")?.[1] ?? "";
-        const fence = code.includes("```") ? "~~~~" : "```";
+        const fence = fenceFor(code, 3);
         writer.block(2);
         writer.write(`${fence}${language}`);
         writer.lines(`\n${code}\n${fence}`);
@@ -188,11 +191,8 @@ function walk(main: HtmlElement, writer: MarkdownWriter, links: Links, stopped: 
       case "code":
       case "kbd":
       case "samp":
-      case "tt": {
-        const code = textOf(element).replace(/\s+/g, " ");
-        if (code.trim()) writer.write(code.includes("`") ? `\`\` ${code} \`\`` : `\`${code}\``);
-        return SKIP;
-      }
+      case "tt":
+        return writeCode(element);
       case "a": {
         const href = linkDepth === 0 ? links.absolute(element.attributes.href) : undefined;
         if (!href) return undefined;
@@ -261,6 +261,13 @@ function walk(main: HtmlElement, writer: MarkdownWriter, links: Links, stopped: 
       return () => writer.block(lines);
     }
     return undefined;
+  };
+
+  const writeCode = (element: HtmlElement): Exit => {
+    const code = textOf(element).replace(/\s+/g, " ");
+    const fence = fenceFor(code, 1);
+    if (code.trim()) writer.write(code.includes("`") ? `${fence} ${code} ${fence}` : `${fence}${code}${fence}`);
+    return SKIP;
   };
 
   // A table (not one nested in a cell: that one reads as text) becomes rows of cells, a rule after the first.

@@ -17,6 +17,8 @@ export class MarkdownWriter {
   length = 0;
   private prefixes: string[] = [];
   private prefix = "";
+  /** Nesting levels past MAX_INDENT (they add nothing to the prefix). */
+  private deeper = 0;
   private blankPrefix = "";
   /** Newlines owed before the next content (at most 2: one blank line); the first line is owed its prefix. */
   private owed = 1;
@@ -46,9 +48,9 @@ export class MarkdownWriter {
     this.owed = Math.max(this.owed, lines);
   }
 
-  /** Page text, whitespace collapsed. */
+  /** Page text, whitespace collapsed, escaped so that it cannot form links or code (see escapeText). */
   text(text: string): void {
-    const collapsed = text.replace(/[\s\u00a0]+/g, " ");
+    const collapsed = escapeText(text.replace(/[\s\u00a0]+/g, " "));
     if (collapsed === " ") {
       if (!this.lineEmpty) this.spaceOwed = true;
       return;
@@ -98,15 +100,23 @@ export class MarkdownWriter {
   }
 
   pushPrefix(prefix: string): void {
-    this.prefixes.push(this.prefixes.length < MAX_INDENT ? prefix : "");
-    this.prefix = this.prefixes.join("");
+    // Levels past MAX_INDENT are only counted: the prefix stays as it is.
+    if (this.prefixes.length < MAX_INDENT) {
+      this.prefixes.push(prefix);
+      this.prefix += prefix;
+    } else this.deeper++;
   }
 
   popPrefix(): void {
-    this.prefixes.pop();
-    this.prefix = this.prefixes.join("");
+    if (this.deeper > 0) this.deeper--;
+    else if (this.prefixes.length > 0) this.prefix = this.prefix.slice(0, this.prefix.length - this.prefixes.pop()!.length);
     if (this.blankPrefix.length > this.prefix.length) this.blankPrefix = this.prefix;
     this.marker = undefined;
+  }
+
+  /** True inside a heading, link text or table cell, where a block (a code block) cannot begin. */
+  get inInline(): boolean {
+    return this.inline > 0;
   }
 
   enterInline(): void {
@@ -151,4 +161,16 @@ export class MarkdownWriter {
     this.parts.push(text);
     this.length += text.length;
   }
+}
+
+/** Page text with the characters that would make Markdown links or code escaped: a page's text reads as text. */
+export function escapeText(text: string): string {
+  return text.replace(/[\\[\]`]/g, "\\$&");
+}
+
+/** Backticks enough to fence `code` (one more than its longest run, at least `least`). */
+export function fenceFor(code: string, least: number): string {
+  let longest = 0;
+  for (const run of code.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  return "`".repeat(Math.max(least, longest + 1));
 }

@@ -61,11 +61,15 @@ describe.each(RUNTIMES)("converting a hostile page on %s", (runtime) => {
   }, 60_000);
 
   test("session/cancel during the conversion ends the turn as cancelled, and the session goes on", async () => {
-    const s = await startScenario(runtime, { script: [fetchCall("f1", `${base}/deep`), { text: "after the cancel" }], ...reach() });
+    const s = await startScenario(runtime, { script: [fetchCall("f1", `${base}/deep`), { text: "second session answers" }, { text: "after the cancel" }], ...reach() });
     try {
       const sentBefore = deep.counter.count();
       const turn = s.prompt("read the deep page");
       await deep.counter.sent(sentBefore + 1);
+      // A whole turn of another session first, so the page has been read and is being converted when the cancel comes.
+      const second = await s.client.agent.request(acp.methods.agent.session.new, { cwd: s.sandbox.project, mcpServers: [] });
+      await s.client.agent.request(acp.methods.agent.session.prompt, { sessionId: second.sessionId, prompt: [{ type: "text", text: "hello" }] });
+      expect(finalStatus(s.updates(), "f1")).not.toBe("completed");
       await s.client.agent.notify(acp.methods.agent.session.cancel, { sessionId: s.sessionId });
       expect((await turn).stopReason).toBe("cancelled");
       expect(finalStatus(s.updates(), "f1")).not.toBe("completed");

@@ -1,0 +1,59 @@
+/**
+ * `agent serve` stays live while a session's fetch converts a costly page,
+ * on each runtime: `/healthz` and a second client are answered before the
+ * fetch of a 5 MiB page of nested divs completes, and `session/cancel`
+ * over the WebSocket ends the turn.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { acp, initialize } from "../helpers/acp-client.ts";
+import { makeSandbox, RUNTIMES } from "../helpers/agent-process.ts";
+import { finalStatus } from "../helpers/scenario.ts";
+import { connectWs, startServe, TOKEN } from "../helpers/serve-process.ts";
+import { htmlRoute, NESTED_DIVS_AT_BOUND, nestedDivs, startWebServer, type WebServer } from "../helpers/web-server.ts";
+
+const { methods } = acp;
+const deep = htmlRoute(nestedDivs(NESTED_DIVS_AT_BOUND));
+let site: WebServer;
+
+beforeAll(async () => {
+  site = await startWebServer({ "/deep": deep.route });
+});
+
+afterAll(async () => {
+  await site.close();
+});
+
+describe.each(RUNTIMES)("serve while a fetch converts a hostile page on %s", (runtime) => {
+  test("/healthz and a second client are answered before the fetch completes; cancel ends the turn", async () => {
+    const sandbox = makeSandbox();
+    const host = `127.0.0.1:${site.port}`;
+    writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ fetch: { allowHosts: [host] }, permissionRules: [{ action: "allow", host }] }));
+    const script = sandbox.write("script.json", JSON.stringify([{ toolCalls: [{ id: "f1", name: "fetch", input: { url: `http://${host}/deep` } }] }, { text: "after" }]));
+    const server = await startServe(runtime, sandbox, { script, args: ["--model", "faux/script", "--approval-mode", "read-only"] });
+    const alice = connectWs(`${server.wsUrl}/acp`, TOKEN);
+    const bob = connectWs(`${server.wsUrl}/acp`, TOKEN);
+    try {
+      await initialize(alice);
+      const { sessionId } = await alice.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] });
+      const sentBefore = deep.counter.count();
+      const turn = alice.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read the deep page" }] });
+      await deep.counter.sent(sentBefore + 1);
+      // Another client's whole handshake and session first, so the page has been read by now.
+      expect((await initialize(bob)).protocolVersion).toBe(1);
+      await bob.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] });
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      // All answered while the fetch was still converting, not after it.
+      expect(finalStatus(alice.updates(sessionId), "f1")).not.toBe("completed");
+      await alice.agent.notify(methods.agent.session.cancel, { sessionId });
+      expect((await turn).stopReason).toBe("cancelled");
+      expect(finalStatus(alice.updates(sessionId), "f1")).not.toBe("completed");
+    } finally {
+      alice.close();
+      bob.close();
+      await server.stop("SIGKILL");
+      sandbox.cleanup();
+    }
+  }, 60_000);
+});

@@ -10,8 +10,7 @@
  * - asked to stop (its time budget spent) after k checks, it stops there:
  *   it never checks again and says it was stopped.
  *
- * Usage for longer runs: bun tests/fuzz/html-fuzz.ts [seed] [count]
- * (FUZZ_SEED and FUZZ_COUNT work too).
+ * Longer runs: npm run fuzz -- --target html --seed N --count N.
  */
 import { htmlToMarkdown, type PageMarkdown } from "../../src/tools/web/html-to-markdown.ts";
 import { hostilePage } from "./html-pages.ts";
@@ -104,7 +103,7 @@ export function problemsOf(html: string, page: PageMarkdown, wanted: number): st
   if (page.markdown.length > html.length * EXPANSION + 1024) problems.push(`markdown of ${page.markdown.length} characters for a page of ${html.length}`);
   if (page.title.length > html.length) problems.push(`title of ${page.title.length} characters for a page of ${html.length}`);
   if (!page.complete && !page.stopped && page.markdown.length < wanted - 2) problems.push(`incomplete at ${page.markdown.length} characters although ${wanted} were wanted`);
-  for (const target of linkTargets(page.markdown)) {
+  for (const target of [...linkTargets(page.markdown), ...linkTargets(page.title)]) {
     if (!/^(?:https?:\/\/|mailto:)/i.test(target)) problems.push(`link to ${JSON.stringify(target.slice(0, 80))}`);
   }
   return problems;
@@ -152,13 +151,4 @@ export function runHtmlCampaign(seed: number, count: number, first = 0): HtmlCam
     if (problems.length) findings.push({ index, problems });
   }
   return { pages: count, kib, worstMsPerKiB: worst, findings };
-}
-
-if (import.meta.main) {
-  const seed = Number(process.argv[2] ?? process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
-  const count = Number(process.argv[3] ?? process.env.FUZZ_COUNT ?? 1000);
-  const result = runHtmlCampaign(seed, count);
-  console.log(`html: seed ${seed}, ${result.pages} pages, ${result.kib.toFixed(0)} KiB, slowest ${result.worstMsPerKiB.toFixed(2)} ms/KiB, ${result.findings.length} finding(s)`);
-  for (const finding of result.findings.slice(0, 10)) console.log(`  page ${finding.index}: ${finding.problems.slice(0, 3).join("; ")}`);
-  process.exit(result.findings.length ? 1 : 0);
 }

@@ -62,7 +62,8 @@ export function htmlToMarkdown(html: string, pageUrl: string, options: ConvertOp
   let spent = false;
   const stopped = () => spent || (spent = options.stopped?.() ?? false);
   const tree = buildTree(html, entities, stopped);
-  const title = neutralize(tree.title.replace(/\s+/g, " ").trim());
+  // The title is shown above the Markdown: escaped like any page text.
+  const title = neutralize(escapeText(tree.title.replace(/\s+/g, " ").trim()));
   const writer = new MarkdownWriter(options.wanted ?? Number.POSITIVE_INFINITY);
   const walked = walk(mainContent(tree.root), writer, new Links(pageUrl, entities), stopped);
   const markdown = neutralize(writer.toString().trim());

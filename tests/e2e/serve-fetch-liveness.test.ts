@@ -9,7 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { acp, initialize } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES } from "../helpers/agent-process.ts";
-import { finalStatus } from "../helpers/scenario.ts";
+import { expectLiveThenCancelled } from "../helpers/serve-liveness.ts";
 import { connectWs, startServe, TOKEN } from "../helpers/serve-process.ts";
 import { htmlRoute, NESTED_DIVS_AT_BOUND, nestedDivs, startWebServer, type WebServer } from "../helpers/web-server.ts";
 
@@ -40,15 +40,8 @@ describe.each(RUNTIMES)("serve while a fetch converts a hostile page on %s", (ru
       const sentBefore = deep.counter.count();
       const turn = alice.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read the deep page" }] });
       await deep.counter.sent(sentBefore + 1);
-      // Another client's whole handshake and session first, so the page has been read by now.
-      expect((await initialize(bob)).protocolVersion).toBe(1);
-      await bob.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] });
-      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-      // All answered while the fetch was still converting, not after it.
-      expect(finalStatus(alice.updates(sessionId), "f1")).not.toBe("completed");
-      await alice.agent.notify(methods.agent.session.cancel, { sessionId });
-      expect((await turn).stopReason).toBe("cancelled");
-      expect(finalStatus(alice.updates(sessionId), "f1")).not.toBe("completed");
+      // The page is all on the wire; the checks start with another client's handshake, by when it has been read.
+      await expectLiveThenCancelled(server, { alice, bob }, { sessionId, toolCallId: "f1", turn, cwd: sandbox.project });
     } finally {
       alice.close();
       bob.close();

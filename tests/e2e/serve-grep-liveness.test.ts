@@ -9,6 +9,7 @@ import { acp, initialize } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES } from "../helpers/agent-process.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 import { finalStatus } from "../helpers/scenario.ts";
+import { expectLiveThenCancelled } from "../helpers/serve-liveness.ts";
 import { connectWs, startServe, TOKEN } from "../helpers/serve-process.ts";
 import { SLOW_PATTERN, slowFile } from "../helpers/slow-grep.ts";
 
@@ -41,13 +42,7 @@ describe.each(RUNTIMES)("serve during a long grep on %s", (runtime) => {
       const turn = alice.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "search" }] });
       await waitFor(() => finalStatus(alice.updates(sessionId), "g_evil") === "completed", 20_000, "the catastrophic grep to answer");
       await waitFor(() => alice.updates(sessionId).some((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "g_slow"), 20_000, "the long grep to start");
-      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-      expect((await initialize(bob)).protocolVersion).toBe(1);
-      // Both were answered while the search was still running, not after it.
-      expect(finalStatus(alice.updates(sessionId), "g_slow")).not.toBe("completed");
-      await alice.agent.notify(methods.agent.session.cancel, { sessionId });
-      expect((await turn).stopReason).toBe("cancelled");
-      expect(finalStatus(alice.updates(sessionId), "g_slow")).not.toBe("completed");
+      await expectLiveThenCancelled(server, { alice, bob }, { sessionId, toolCallId: "g_slow", turn, cwd: sandbox.project });
     } finally {
       alice.close();
       bob.close();

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { acp } from "../helpers/acp-client.ts";
 import { RUNTIMES } from "../helpers/agent-process.ts";
-import { finalStatus, startScenario, toolResultText } from "../helpers/scenario.ts";
+import { finalStatus, startScenario, toolResultText, type Scenario } from "../helpers/scenario.ts";
 import { htmlRoute, NESTED_DIVS_AT_BOUND, nestedDivs, startWebServer, type WebServer } from "../helpers/web-server.ts";
 
 const fetchCall = (id: string, url: string) => ({ toolCalls: [{ id, name: "fetch", input: { url } }] });
@@ -34,16 +34,24 @@ const reach = () => ({
   settings: { fetch: { allowHosts: [`127.0.0.1:${site.port}`] }, permissionRules: [{ action: "allow", host: `127.0.0.1:${site.port}` }] },
 });
 
+/**
+ * Prompts the scenario's session (its script fetches /deep), waits until the page is all on the
+ * wire, then runs a whole turn of a second session; returns the first turn and the second's answer.
+ */
+async function fetchDeepThenOtherTurn(s: Scenario): Promise<{ turn: Promise<acp.PromptResponse>; answer: acp.PromptResponse }> {
+  const sentBefore = deep.counter.count();
+  const turn = s.prompt("read the deep page");
+  await deep.counter.sent(sentBefore + 1);
+  const second = await s.client.agent.request(acp.methods.agent.session.new, { cwd: s.sandbox.project, mcpServers: [] });
+  const answer = await s.client.agent.request(acp.methods.agent.session.prompt, { sessionId: second.sessionId, prompt: [{ type: "text", text: "hello" }] });
+  return { turn, answer };
+}
+
 describe.each(RUNTIMES)("converting a hostile page on %s", (runtime) => {
   test("a second session is created and its turn answered while the first session's fetch converts a 5 MiB page of nested divs", async () => {
     const s = await startScenario(runtime, { script: [fetchCall("f1", `${base}/deep`), { text: "second session answers" }, { text: "first session done" }], ...reach() });
     try {
-      const sentBefore = deep.counter.count();
-      const first = s.prompt("read the deep page");
-      // The page is all on the wire: from here on the first session is reading or converting it.
-      await deep.counter.sent(sentBefore + 1);
-      const second = await s.client.agent.request(acp.methods.agent.session.new, { cwd: s.sandbox.project, mcpServers: [] });
-      const answer = await s.client.agent.request(acp.methods.agent.session.prompt, { sessionId: second.sessionId, prompt: [{ type: "text", text: "hello" }] });
+      const { turn: first, answer } = await fetchDeepThenOtherTurn(s);
       // Ordered by events: the second turn ended while the fetch had not completed.
       const fetchWhenAnswered = finalStatus(s.updates(), "f1");
       expect(answer.stopReason).toBe("end_turn");
@@ -63,12 +71,8 @@ describe.each(RUNTIMES)("converting a hostile page on %s", (runtime) => {
   test("session/cancel during the conversion ends the turn as cancelled, and the session goes on", async () => {
     const s = await startScenario(runtime, { script: [fetchCall("f1", `${base}/deep`), { text: "second session answers" }, { text: "after the cancel" }], ...reach() });
     try {
-      const sentBefore = deep.counter.count();
-      const turn = s.prompt("read the deep page");
-      await deep.counter.sent(sentBefore + 1);
       // A whole turn of another session first, so the page has been read and is being converted when the cancel comes.
-      const second = await s.client.agent.request(acp.methods.agent.session.new, { cwd: s.sandbox.project, mcpServers: [] });
-      await s.client.agent.request(acp.methods.agent.session.prompt, { sessionId: second.sessionId, prompt: [{ type: "text", text: "hello" }] });
+      const { turn } = await fetchDeepThenOtherTurn(s);
       expect(finalStatus(s.updates(), "f1")).not.toBe("completed");
       await s.client.agent.notify(acp.methods.agent.session.cancel, { sessionId: s.sessionId });
       expect((await turn).stopReason).toBe("cancelled");

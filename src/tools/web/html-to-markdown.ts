@@ -267,7 +267,7 @@ function walk(main: HtmlElement, writer: MarkdownWriter, links: Links, stopped: 
   const writeCode = (element: HtmlElement): Exit => {
     const code = textOf(element).replace(/\s+/g, " ");
     const fence = fenceFor(code, 1);
-    if (code.trim()) writer.write(code.includes("`") ? `${fence} ${code} ${fence}` : `${fence}${code}${fence}`);
+    if (code.trim()) writer.code(code.includes("`") ? `${fence} ${code} ${fence}` : `${fence}${code}${fence}`);
     return SKIP;
   };
 

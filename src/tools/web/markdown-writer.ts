@@ -71,6 +71,12 @@ export class MarkdownWriter {
     this.lineEmpty = false;
   }
 
+  /** An inline code span: kept apart from a span just before it, which would otherwise run into one. */
+  code(span: string): void {
+    if (this.parts.at(-1)?.endsWith("`")) this.spaceOwed = true;
+    this.write(span);
+  }
+
   /** Markup that closes an inline span (`**`, `](url)`): no space owed goes before it, it goes after. */
   close(markup: string): void {
     const space = this.spaceOwed;

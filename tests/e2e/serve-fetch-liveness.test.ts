@@ -41,7 +41,7 @@ describe.each(RUNTIMES)("serve while a fetch converts a hostile page on %s", (ru
       const turn = alice.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read the deep page" }] });
       await deep.counter.sent(sentBefore + 1);
       // The page is all on the wire; the checks start with another client's handshake, by when it has been read.
-      await expectLiveThenCancelled(server, { alice, bob }, { sessionId, toolCallId: "f1", turn, cwd: sandbox.project });
+      await expectLiveThenCancelled(server, { alice, bob }, { sessionId, toolCallId: "f1", turn }, sandbox.project);
     } finally {
       alice.close();
       bob.close();

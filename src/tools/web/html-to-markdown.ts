@@ -148,6 +148,9 @@ function walk(main: HtmlElement, writer: MarkdownWriter, links: Links, stopped: 
   /** The innermost table's row and cell counts, and the innermost list's numbering. */
   let table = { rows: 0, cells: 0 };
   let list: { ordered: boolean; count: number } | undefined;
+  // Shared by every paragraph and line element: a page of many elements makes no closure per element.
+  const blankLineAfter = () => writer.block(2);
+  const lineAfter = () => writer.block(1);
 
   const enter = (element: HtmlElement): Exit => {
     const name = element.name;
@@ -256,10 +259,13 @@ function walk(main: HtmlElement, writer: MarkdownWriter, links: Links, stopped: 
         else writer.close(markup);
       };
     }
-    if (PARAGRAPH.has(name) || LINE.has(name)) {
-      const lines = PARAGRAPH.has(name) ? 2 : 1;
-      writer.block(lines);
-      return () => writer.block(lines);
+    if (PARAGRAPH.has(name)) {
+      writer.block(2);
+      return blankLineAfter;
+    }
+    if (LINE.has(name)) {
+      writer.block(1);
+      return lineAfter;
     }
     return undefined;
   };

@@ -13,6 +13,7 @@ import { decodeEntities, type EntityTable } from "./html-entities.ts";
 /** The attributes the converter reads; every other attribute is skipped while tokenizing. */
 export type TagAttributes = Partial<Record<"href" | "src" | "alt" | "class", string>>;
 const KEPT = new Set(["href", "src", "alt", "class"]);
+const NO_ATTRIBUTES: TagAttributes = Object.freeze({});
 
 export interface TokenSink {
   open(name: string, attributes: TagAttributes, selfClosing: boolean): void;
@@ -104,7 +105,8 @@ interface StartTag {
 function startTag(html: string, from: number): StartTag | undefined {
   const nameEnd = nameEndAt(html, from);
   const name = html.slice(from, nameEnd).toLowerCase();
-  const attributes: TagAttributes = {};
+  // Most tags have none of the kept attributes: they share one empty object instead of each making one.
+  let attributes: TagAttributes = NO_ATTRIBUTES;
   let i = nameEnd;
   let selfClosing = false;
   const length = html.length;
@@ -146,7 +148,10 @@ function startTag(html: string, from: number): StartTag | undefined {
       value = html.slice(start, i);
     }
     const key = attribute as keyof TagAttributes;
-    if (KEPT.has(attribute) && attributes[key] === undefined) attributes[key] = value;
+    if (KEPT.has(attribute) && attributes[key] === undefined) {
+      if (attributes === NO_ATTRIBUTES) attributes = {};
+      attributes[key] = value;
+    }
   }
   return undefined;
 }

@@ -4,13 +4,12 @@
  * fetch of a 5 MiB page of nested divs completes, and `session/cancel`
  * over the WebSocket ends the turn.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { acp, initialize } from "../helpers/acp-client.ts";
+import { acp } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES } from "../helpers/agent-process.ts";
-import { expectLiveThenCancelled } from "../helpers/serve-liveness.ts";
-import { connectWs, startServe, TOKEN } from "../helpers/serve-process.ts";
+import { expectLiveThenCancelled, withTwoClients } from "../helpers/serve-liveness.ts";
 import { htmlRoute, NESTED_DIVS_AT_BOUND, nestedDivs, startWebServer, type WebServer } from "../helpers/web-server.ts";
 
 const { methods } = acp;
@@ -31,22 +30,12 @@ describe.each(RUNTIMES)("serve while a fetch converts a hostile page on %s", (ru
     const host = `127.0.0.1:${site.port}`;
     writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ fetch: { allowHosts: [host] }, permissionRules: [{ action: "allow", host }] }));
     const script = sandbox.write("script.json", JSON.stringify([{ toolCalls: [{ id: "f1", name: "fetch", input: { url: `http://${host}/deep` } }] }, { text: "after" }]));
-    const server = await startServe(runtime, sandbox, { script, args: ["--model", "faux/script", "--approval-mode", "read-only"] });
-    const alice = connectWs(`${server.wsUrl}/acp`, TOKEN);
-    const bob = connectWs(`${server.wsUrl}/acp`, TOKEN);
-    try {
-      await initialize(alice);
-      const { sessionId } = await alice.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] });
+    await withTwoClients(runtime, sandbox, script, async (server, clients, sessionId) => {
       const sentBefore = deep.counter.count();
-      const turn = alice.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read the deep page" }] });
+      const turn = clients.alice.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read the deep page" }] });
       await deep.counter.sent(sentBefore + 1);
       // The page is all on the wire; the checks start with another client's handshake, by when it has been read.
-      await expectLiveThenCancelled(server, { alice, bob }, { sessionId, toolCallId: "f1", turn }, sandbox.project);
-    } finally {
-      alice.close();
-      bob.close();
-      await server.stop("SIGKILL");
-      sandbox.cleanup();
-    }
+      await expectLiveThenCancelled(server, clients, { sessionId, toolCallId: "f1", turn }, sandbox.project);
+    });
   }, 60_000);
 });

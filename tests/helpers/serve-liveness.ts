@@ -6,8 +6,31 @@
  */
 import { expect } from "bun:test";
 import { acp, initialize, type TestClient } from "./acp-client.ts";
+import type { RuntimeName, Sandbox } from "./agent-process.ts";
 import { finalStatus } from "./scenario.ts";
-import type { ServeProcess } from "./serve-process.ts";
+import { connectWs, startServe, TOKEN, type ServeProcess } from "./serve-process.ts";
+
+/** Two clients over `/acp` of a read-only server playing `script` in `sandbox`: alice with a session, bob only connected; all ended afterwards. */
+export async function withTwoClients(
+  runtime: RuntimeName,
+  sandbox: Sandbox,
+  script: string,
+  body: (server: ServeProcess, clients: { alice: TestClient; bob: TestClient }, sessionId: string) => Promise<void>,
+): Promise<void> {
+  const server = await startServe(runtime, sandbox, { script, args: ["--model", "faux/script", "--approval-mode", "read-only"] });
+  const alice = connectWs(`${server.wsUrl}/acp`, TOKEN);
+  const bob = connectWs(`${server.wsUrl}/acp`, TOKEN);
+  try {
+    await initialize(alice);
+    const { sessionId } = await alice.agent.request(acp.methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] });
+    await body(server, { alice, bob }, sessionId);
+  } finally {
+    alice.close();
+    bob.close();
+    await server.stop("SIGKILL");
+    sandbox.cleanup();
+  }
+}
 
 export async function expectLiveThenCancelled(
   server: ServeProcess,

@@ -10,6 +10,15 @@ import { lazyAcpSchemas } from "./lazy-acp-schemas.mjs";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const single = process.argv.includes("--single");
 
+// The fetch tool's page converter runs on a worker thread (src/tools/web/page-conversion.ts). Its script
+// is bundled on its own and carried as a data: URL, so dist/, the single file and the compiled binary
+// start it the same way, with no file of its own to find next to them.
+const worker = await build({
+  entryPoints: [join(root, "src", "tools", "web", "html-worker.ts")],
+  bundle: true, write: false, platform: "node", format: "esm", target: "node20", minify: true, logLevel: "warning",
+});
+const workerUrl = `data:text/javascript,${encodeURIComponent(new TextDecoder().decode(worker.outputFiles[0].contents))}`;
+
 const common = {
   bundle: true,
   platform: "node",
@@ -18,6 +27,7 @@ const common = {
   minify: true,
   logLevel: "warning",
   plugins: [lazyAcpSchemas(join(root, "src", "acp", "lazy-schemas.ts"))],
+  define: { ACP_EDGE_HTML_WORKER_URL: JSON.stringify(workerUrl) },
   // Bundled CommonJS dependencies call require; ESM output has none of its own.
   banner: { js: 'import{createRequire as __cr}from"node:module";const require=__cr(import.meta.url);' },
 };

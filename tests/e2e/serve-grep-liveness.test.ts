@@ -4,12 +4,12 @@
  * answered during a long search, and `session/cancel` over the WebSocket
  * stops it.
  */
-import { describe, expect, test } from "bun:test";
-import { acp, initialize } from "../helpers/acp-client.ts";
+import { describe, test } from "bun:test";
+import { acp } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES } from "../helpers/agent-process.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 import { finalStatus } from "../helpers/scenario.ts";
-import { connectWs, startServe, TOKEN } from "../helpers/serve-process.ts";
+import { expectLiveThenCancelled, withTwoClients } from "../helpers/serve-liveness.ts";
 import { SLOW_PATTERN, slowFile } from "../helpers/slow-grep.ts";
 
 const { methods } = acp;
@@ -32,27 +32,12 @@ describe.each(RUNTIMES)("serve during a long grep on %s", (runtime) => {
         { text: "after" },
       ]),
     );
-    const server = await startServe(runtime, sandbox, { script, args: ["--model", "faux/script", "--approval-mode", "read-only"] });
-    const alice = connectWs(`${server.wsUrl}/acp`, TOKEN);
-    const bob = connectWs(`${server.wsUrl}/acp`, TOKEN);
-    try {
-      await initialize(alice);
-      const { sessionId } = await alice.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] });
+    await withTwoClients(runtime, sandbox, script, async (server, clients, sessionId) => {
+      const { alice } = clients;
       const turn = alice.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "search" }] });
       await waitFor(() => finalStatus(alice.updates(sessionId), "g_evil") === "completed", 20_000, "the catastrophic grep to answer");
       await waitFor(() => alice.updates(sessionId).some((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "g_slow"), 20_000, "the long grep to start");
-      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-      expect((await initialize(bob)).protocolVersion).toBe(1);
-      // Both were answered while the search was still running, not after it.
-      expect(finalStatus(alice.updates(sessionId), "g_slow")).not.toBe("completed");
-      await alice.agent.notify(methods.agent.session.cancel, { sessionId });
-      expect((await turn).stopReason).toBe("cancelled");
-      expect(finalStatus(alice.updates(sessionId), "g_slow")).not.toBe("completed");
-    } finally {
-      alice.close();
-      bob.close();
-      await server.stop("SIGKILL");
-      sandbox.cleanup();
-    }
+      await expectLiveThenCancelled(server, clients, { sessionId, toolCallId: "g_slow", turn });
+    });
   }, 60_000);
 });

@@ -7,19 +7,15 @@
  * schemes are refused before anyone is asked.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { acp } from "../helpers/acp-client.ts";
 import { RUNTIMES } from "../helpers/agent-process.ts";
-import { answering, finalStatus, startScenario, toolEvents } from "../helpers/scenario.ts";
+import { answering, finalStatus, startScenario, toolEvents, toolResultText } from "../helpers/scenario.ts";
 import { ARTICLE_HTML, hugePage, startWebServer, type WebServer } from "../helpers/web-server.ts";
 
 const fetchCall = (id: string, input: Record<string, unknown>) => ({ toolCalls: [{ id, name: "fetch", input }] });
 const done = { text: "done" };
 
 /** The text the model read for one call. */
-function resultText(updates: acp.SessionUpdate[], id: string): string {
-  const last = toolEvents(updates, id).at(-1) as { content?: Array<{ type: string; content?: { type: string; text?: string } }> } | undefined;
-  return (last?.content ?? []).map((c) => c.content?.text ?? "").join("\n");
-}
+const resultText = toolResultText;
 
 let site: WebServer;
 let forbidden: WebServer;

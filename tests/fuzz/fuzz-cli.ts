@@ -1,8 +1,9 @@
 /**
  * `npm run fuzz -- [options]`: seeded, reproducible fuzzing.
  *
- *   --target transport|session-file|queue-steer   what to fuzz (default transport);
- *                     queue-steer: --count is scenarios, --inputs replays scenarios, stdio = one transport
+ *   --target transport|session-file|queue-steer|html   what to fuzz (default transport);
+ *                     queue-steer: --count is scenarios, --inputs replays scenarios, stdio = one transport;
+ *                     html: --count is hostile pages through the fetch tool's converter (in this process)
  *   --seed N          seed (default: random, printed)         env FUZZ_SEED
  *   --count N         inputs per runtime and transport (1000)  env FUZZ_COUNT
  *   --runtime LIST    node,bun,deno or all (all)               env FUZZ_RUNTIME
@@ -22,6 +23,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, type RuntimeName } from "../helpers/agent-process.ts";
+import { runHtmlCampaign } from "./html-fuzz.ts";
 import { fuzzQueueSteer, type QueueSteerResult } from "./queue-steer-fuzzer.ts";
 import { fuzzTransport, type FuzzResult, type TransportName } from "./transport-fuzz.ts";
 
@@ -198,7 +200,13 @@ if (import.meta.main) {
     console.log(`\nseed ${args.seed}\n${queueSteerTable(results)}`);
     process.exit(results.some((r) => r.findings.length > 0) ? 1 : 0);
   }
-  if (args.target !== "transport") usage(`unknown target ${JSON.stringify(args.target)} (transport, session-file or queue-steer)`);
+  if (args.target === "html") {
+    const result = runHtmlCampaign(args.seed, args.count);
+    console.log(`fuzz: hostile HTML, seed ${args.seed}, ${result.pages} pages (${result.kib.toFixed(0)} KiB), slowest ${result.worstMsPerKiB.toFixed(2)} ms/KiB, ${result.findings.length ? `${result.findings.length} finding(s)` : "no findings"}`);
+    for (const finding of result.findings.slice(0, 10)) console.log(`  page ${finding.index}: ${finding.problems.slice(0, 3).join("; ")}`);
+    process.exit(result.findings.length ? 1 : 0);
+  }
+  if (args.target !== "transport") usage(`unknown target ${JSON.stringify(args.target)} (transport, session-file, queue-steer or html)`);
   const results = await runTransportFuzz(args, (line) => console.log(line));
   console.log(`\nseed ${args.seed}\n${resultTable(results)}`);
   process.exit(results.some((r) => r.finding) ? 1 : 0);

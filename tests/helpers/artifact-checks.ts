@@ -7,7 +7,7 @@
 import { expect } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { agentText, connectClient, initialize, acp } from "./acp-client.ts";
+import { agentText, connectClient, initialize, acp, type TestClient } from "./acp-client.ts";
 import { runAgentCommand, spawnAgent, type Launcher, type Sandbox } from "./agent-process.ts";
 import { connectWs, startServe } from "./serve-process.ts";
 
@@ -19,11 +19,7 @@ export function writeTurnScript(sandbox: Sandbox, answer: string, relative = "sc
 /** `initialize`, `session/new` and one prompt over stdio; the faux model answers `answer`. */
 export async function checkStdioTurn(launcher: Launcher, sandbox: Sandbox, answer: string, env: Record<string, string> = {}): Promise<void> {
   const script = writeTurnScript(sandbox, answer);
-  const proc = spawnAgent(launcher, ["agent", "stdio", "--model", "faux/script"], {
-    env: { ACP_EDGE_HOME: sandbox.home, ACP_EDGE_FAUX_SCRIPT: script, ...env },
-  });
-  const client = connectClient(proc);
-  try {
+  await withStdioAgent(launcher, ["agent", "stdio", "--model", "faux/script"], { ACP_EDGE_HOME: sandbox.home, ACP_EDGE_FAUX_SCRIPT: script, ...env }, async (client) => {
     const init = await initialize(client);
     expect(init.protocolVersion).toBe(1);
     expect(init.agentInfo?.name).toBe("acp-edge");
@@ -31,6 +27,15 @@ export async function checkStdioTurn(launcher: Launcher, sandbox: Sandbox, answe
     const response = await client.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hello" }] });
     expect(response.stopReason).toBe("end_turn");
     expect(agentText(client.updates(sessionId))).toBe(answer);
+  });
+}
+
+/** Starts the agent with `args` and `env`, runs `check` with a client over its stdio, and always ends it; a failure carries its stderr. */
+export async function withStdioAgent(launcher: Launcher, args: string[], env: Record<string, string>, check: (client: TestClient) => Promise<void>): Promise<void> {
+  const proc = spawnAgent(launcher, args, { env });
+  const client = connectClient(proc);
+  try {
+    await check(client);
   } catch (error) {
     throw new Error(`${String(error)}\nstderr: ${proc.stderr()}`);
   } finally {

@@ -92,3 +92,9 @@ export function finalStatus(updates: acp.SessionUpdate[], toolCallId: string): s
 export function toolText(updates: acp.SessionUpdate[], toolCallId: string): string {
   return JSON.stringify(toolEvents(updates, toolCallId).at(-1));
 }
+
+/** The text a tool call's result holds (what the model read), from its last update. */
+export function toolResultText(updates: acp.SessionUpdate[], toolCallId: string): string {
+  const last = toolEvents(updates, toolCallId).at(-1) as { content?: Array<{ type: string; content?: { type: string; text?: string } }> } | undefined;
+  return (last?.content ?? []).map((c) => c.content?.text ?? "").join("\n");
+}

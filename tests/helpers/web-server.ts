@@ -73,3 +73,40 @@ export function hugePage(total: number) {
     more();
   };
 }
+
+/** `<div>t ` repeated `count` times: that many nested divs, none closed (20,000 make a page of 137 KiB). */
+export function nestedDivs(count: number): string {
+  return "<div>t ".repeat(count);
+}
+
+/** The most nested divs that fit the fetch tool's 5 MiB download bound. */
+export const NESTED_DIVS_AT_BOUND = Math.floor((5 * 1024 * 1024) / 7);
+
+/** Events of a route: `sent(n)` resolves once `n` responses of it were handed whole to their sockets. */
+export interface SentCounter {
+  /** Responses handed whole to their sockets so far. */
+  count(): number;
+  sent(count: number): Promise<void>;
+}
+
+/** A route answering `html` as an HTML page, counting the responses it finished writing. */
+export function htmlRoute(html: string): { route: (response: import("node:http").ServerResponse) => void; counter: SentCounter } {
+  let finished = 0;
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  return {
+    route(response) {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      response.end(html, () => {
+        finished++;
+        for (const waiter of waiters.filter((w) => w.count <= finished)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve();
+        }
+      });
+    },
+    counter: {
+      count: () => finished,
+      sent: (count) => (count <= finished ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve }))),
+    },
+  };
+}

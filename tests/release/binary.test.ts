@@ -8,6 +8,7 @@ import { copyFileSync, chmodSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeSandbox, ROOT, runAgentCommand, type Launcher, type Sandbox } from "../helpers/agent-process.ts";
 import { checkServeTurn, checkStdioTurn, checkVersion } from "../helpers/artifact-checks.ts";
+import { checkFetchHtml } from "../helpers/artifact-fetch.ts";
 import { checkLoginRelaunch } from "../helpers/login-relaunch.ts";
 
 let sandbox: Sandbox;
@@ -32,6 +33,10 @@ describe("release/acp-edge (compiled with bun)", () => {
 
   test("agent stdio: initialize and one turn", async () => {
     await checkStdioTurn(binary, sandbox, "the binary answers");
+  });
+
+  test("the fetch tool converts an HTML page on its worker thread", async () => {
+    await checkFetchHtml(binary, sandbox);
   });
 
   test("both terminal-login command lines the agent gives a client run its login", async () => {

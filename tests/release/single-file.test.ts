@@ -9,6 +9,7 @@ import { builtinModules } from "node:module";
 import { join } from "node:path";
 import { makeSandbox, ROOT, RUNTIMES, type Launcher, type RuntimeName, type Sandbox } from "../helpers/agent-process.ts";
 import { checkDemo, checkServeTurn, checkStdioTurn, checkVersion } from "../helpers/artifact-checks.ts";
+import { checkFetchHtml } from "../helpers/artifact-fetch.ts";
 import { checkLoginRelaunch } from "../helpers/login-relaunch.ts";
 
 const BIN = join(ROOT, "node_modules", ".bin");
@@ -56,6 +57,10 @@ describe.each(RUNTIMES)("release/acp-edge.mjs alone in a folder on %s", (runtime
 
   test("agent stdio: initialize and one turn", async () => {
     await checkStdioTurn(launcher(runtime), sandbox, `single file on ${runtime}`);
+  });
+
+  test("the fetch tool converts an HTML page on its worker thread", async () => {
+    await checkFetchHtml(launcher(runtime), sandbox);
   });
 
   test("both terminal-login command lines the agent gives a client run its login", async () => {

@@ -43,8 +43,8 @@ if (single) {
     sourcemap: true,
     outdir: join(root, "dist"),
     // Dependencies the package installs anyway; undici is only loaded on Node when a proxy is set,
-    // linkedom and node-html-markdown only when the fetch tool reads an HTML page.
-    external: ["@modelcontextprotocol/sdk", "ws", "hono", "@hono/node-server", "undici", "linkedom", "node-html-markdown"],
+    // linkedom only when an HTML page names an entity the converter does not know itself.
+    external: ["@modelcontextprotocol/sdk", "ws", "hono", "@hono/node-server", "undici", "linkedom"],
   });
   chmodSync(join(root, "dist", "cli.js"), 0o755);
 }

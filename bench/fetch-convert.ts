@@ -22,6 +22,7 @@ import { parseHTML } from "linkedom";
 import { NodeHtmlMarkdown } from "node-html-markdown";
 import { htmlToMarkdown } from "../src/tools/web/html-to-markdown.ts";
 import { convertPage } from "../src/tools/web/page-conversion.ts";
+import { neutraliseMarkers } from "../src/tools/web/untrusted-marker.ts";
 
 const CANDIDATE_CAP_MS = 4_000;
 const FIVE_MIB = 5 * 1024 * 1024;
@@ -111,6 +112,13 @@ for (const name of ["deep <div>t (unclosed)", "deep nesting, stray end tags", "u
   const whole = median(() => htmlToMarkdown(html, "https://example.com/"));
   const first = median(() => htmlToMarkdown(html, "https://example.com/", { wanted: 40_000 }));
   console.log(`${name.padEnd(30)} | ${String(Math.round(html.length / 1024)).padStart(5)} KiB | ${cell(whole)} | ${cell(first)}`);
+}
+
+// Every page's text, HTML or not, passes the marker neutraliser on the event loop: its time must grow with the text too.
+console.log("\nMarker neutraliser on one call's text (ms): a < followed by n blanks (or blanks and slashes), at n, 2n, 4n");
+for (const filler of [" ", " /"]) {
+  const row = [10_000, 20_000, 40_000].map((n) => median(() => neutraliseMarkers(`<${filler.repeat(n / filler.length)}x`)).toFixed(2));
+  console.log(`${JSON.stringify(filler).padEnd(6)} | ${row.join(" | ")}`);
 }
 
 const small = shapes["article (paragraphs)"]!(100);

@@ -13,6 +13,7 @@ import { withDeadline } from "../../runtime/deadline-signal.ts";
 import { FetchRefusedError, guardedGet, refusalWithoutLookup, urlRefusal, type GuardedResponse } from "../../runtime/fetch/guarded-get.ts";
 import { sameOrigin, urlHost, urlHostText } from "../../runtime/fetch/host-key.ts";
 import { ToolError, type ToolDefinition } from "../types.ts";
+import { neutraliseMarkers, UNTRUSTED_TAG } from "./untrusted-marker.ts";
 
 /** Bytes of a response that are read; the rest is never downloaded. */
 export const FETCH_MAX_BYTES = 5 * 1024 * 1024;
@@ -22,7 +23,6 @@ export const FETCH_MAX_LENGTH = 40_000;
 export const FETCH_TIMEOUT_MS = 30_000;
 const MAX_REDIRECTS = 5;
 const ACCEPT = "text/markdown, text/html;q=0.9, application/xhtml+xml;q=0.9, application/json;q=0.8, text/plain;q=0.8, */*;q=0.1";
-const UNTRUSTED_TAG = "untrusted-web-content";
 
 const webUrl = v.pipe(
   v.string(),
@@ -157,19 +157,6 @@ async function pageResult(url: URL, response: GuardedResponse, offset: number, m
   // No tag inside the page may end the marked region early or open a new one, in any spelling.
   const body = neutraliseMarkers(part);
   return { content: [{ type: "text" as const, text: `${header}\n<${UNTRUSTED_TAG}>\n${body}\n</${UNTRUSTED_TAG}>${more}${stopNote}${cutNote}` }], details: { ...details, ...(whole ? { length: text.length } : {}), offset, returned: part.length }, isError: failed };
-}
-
-/** Invisible characters that could be slipped between a tag's letters. */
-const INVISIBLE = "\\u00ad\\u200b-\\u200f\\u2060\\ufeff";
-/**
- * The start of anything that reads as our marker tag, opening or closing: any case, blanks or invisible
- * characters around the slash and between the words, `-`, `_` or nothing joining them, full-width `<`.
- */
-const MARKER = new RegExp(`[<\\uff1c\\ufe64](?=[\\s${INVISIBLE}]*[\\\\/]*[\\s${INVISIBLE}]*untrusted[\\s${INVISIBLE}_-]*web[\\s${INVISIBLE}_-]*content)`, "giu");
-
-/** The page's text with every spelling of the marker tag made plain text (`&lt;untrusted-web-content`). */
-export function neutraliseMarkers(text: string): string {
-  return text.replace(MARKER, "&lt;");
 }
 
 function decode(response: GuardedResponse): string {

@@ -16,6 +16,7 @@
 import { COMMON_ENTITIES, decodeEntities, entityTable, unknownEntityNames, type EntityTable } from "./html-entities.ts";
 import { buildTree, type HtmlElement } from "./html-tree.ts";
 import { escapeText, fenceFor, MarkdownWriter } from "./markdown-writer.ts";
+import { neutraliseMarkers } from "./untrusted-marker.ts";
 
 /** Elements whose text is never part of a page's content. */
 const DROPPED = new Set([
@@ -63,20 +64,12 @@ export function htmlToMarkdown(html: string, pageUrl: string, options: ConvertOp
   const stopped = () => spent || (spent = options.stopped?.() ?? false);
   const tree = buildTree(html, entities, stopped);
   // The title is shown above the Markdown: escaped like any page text.
-  const title = neutralize(escapeText(tree.title.replace(/\s+/g, " ").trim()));
+  const title = neutraliseMarkers(escapeText(tree.title.replace(/\s+/g, " ").trim()));
   const writer = new MarkdownWriter(options.wanted ?? Number.POSITIVE_INFINITY);
   const walked = walk(mainContent(tree.root), writer, new Links(pageUrl, entities), stopped);
-  const markdown = neutralize(writer.toString().trim());
+  const markdown = neutraliseMarkers(writer.toString().trim());
   const halted = tree.stopped || walked === "stopped";
   return { title, markdown, complete: !halted && walked === "done", stopped: halted };
-}
-
-/**
- * The page's text may not close the region the fetch tool marks as untrusted,
- * in any spelling: `</untrusted-web-content` in any case, with spaces.
- */
-function neutralize(text: string): string {
-  return text.replace(/<(\s*)\/(\s*untrusted-web-content)/gi, "<$1\\/$2");
 }
 
 /** The first `<main>`, else the first `<article>`, else `<body>`, else the whole document; found without recursion. */

@@ -46,6 +46,8 @@ export interface TurnOptions {
   settle?: () => Promise<void>;
   /** Told the tokens of each model call of the turn (a prompt's answer sums them). */
   onUsage?: (usage: Usage) => void;
+  /** The prompt's message id (the client's, or one the caller minted); a new one when absent. */
+  messageId?: string;
 }
 
 export interface SessionTotals extends Usage {
@@ -138,7 +140,18 @@ export class AgentSession {
           return this.#record(usage, false);
         }),
     };
-    return runTurn(context, { role: "user", content });
+    return runTurn(context, { role: "user", content }, options.messageId);
+  }
+
+  /**
+   * Puts `history` in place of the conversation (a rewind, read back from the
+   * journal). Refused while a turn runs: the turn would go on with the old one.
+   */
+  replaceHistory(history: readonly ModelMessage[]): void {
+    if (this.#turn) throw new SessionBusyError();
+    this.history.splice(0, this.history.length, ...history);
+    // Unknown until the next model call; 0 rather than the size of a conversation that is gone.
+    this.contextUsed = 0;
   }
 
   /**

@@ -48,15 +48,15 @@ export interface TurnContext {
 /** Calls of a concurrent tool (`task`) in one step that run at the same time. */
 const MAX_CONCURRENT_CALLS = 4;
 
-export async function runTurn(context: TurnContext, prompt: UserMessage): Promise<StopReason> {
+export async function runTurn(context: TurnContext, prompt: UserMessage, promptId: string = newMessageId()): Promise<StopReason> {
   const { history, signal, emit } = context;
-  const append = async (message: ModelMessage) => {
+  const append = async (message: ModelMessage, messageId = newMessageId()) => {
     history.push(message);
-    await emit({ type: "message", message, messageId: newMessageId() });
+    await emit({ type: "message", message, messageId });
   };
   const before = history.length;
   try {
-    await append(prompt);
+    await append(prompt, promptId);
   } catch (error) {
     // Not recorded, so not in the conversation either: the next prompt must not meet a message the journal never got.
     history.length = before;

@@ -45,6 +45,11 @@ export type SessionEntry =
   | { type: "plan"; entries: PlanEntry[] }
   /** The last `messages` `message` entries left the conversation: their turn failed before the model accepted them. */
   | { type: "retracted"; messages: number }
+  /**
+   * The conversation was rewound to before the user message `messageId`, the `from`-th `message` entry (0-based):
+   * it and every entry after it up to this one left the conversation (see rewound-entries.ts).
+   */
+  | { type: "rewound"; messageId: string; from: number }
   /** Messages before `keptFrom` (an index into all `message` entries) were replaced by `summary`. */
   | { type: "compaction"; summary: string; keptFrom: number; tokensBefore: number }
   /** After each model call: context size and the session's totals. */

@@ -121,6 +121,7 @@ export const ENTRY_SCHEMAS = {
     keptFrom: v.pipe(v.number(), v.integer(), v.minValue(0)),
     tokensBefore: Count,
   }),
+  rewound: v.looseObject({ type: v.literal("rewound"), messageId: v.string(), from: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
   retracted: v.looseObject({ type: v.literal("retracted"), messages: v.pipe(v.number(), v.integer(), v.minValue(1)) }),
   usage: v.looseObject({
     type: v.literal("usage"),
@@ -147,6 +148,7 @@ export type SchemasMatchEntries = [
   Assignable<Out<"compaction">, EntryOf<"compaction">>,
   Assignable<Out<"usage">, EntryOf<"usage">>,
   Assignable<Out<"retracted">, EntryOf<"retracted">>,
+  Assignable<Out<"rewound">, EntryOf<"rewound">>,
   Assignable<Out<"title">, EntryOf<"title">>,
   Assignable<EntryOf<"config">, Out<"config">>,
 ];

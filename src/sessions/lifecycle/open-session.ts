@@ -148,7 +148,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     settings,
     mode,
     grants: restored?.grants ?? [],
-    recorder: new SessionRecorder(journal, restored?.messageCount ?? 0, restored?.retracted ?? []),
+    recorder: new SessionRecorder(journal, restored?.messageCount ?? 0, restored?.retracted ?? [], restored?.messageIds ?? []),
     templates: setup.templates,
     skills: setup.skills,
     agents: setup.agents,

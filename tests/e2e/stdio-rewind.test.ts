@@ -1,0 +1,178 @@
+/**
+ * `_session/rewind` (the JetBrains AIR extension) over stdio against the fake
+ * model server, on every runtime: message ids (the client's kept, the
+ * agent's answered and replayed), the rewind itself (what the next model
+ * request and a `session/load` in a new process no longer carry), and hostile
+ * points that must change nothing.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { acp } from "../helpers/acp-client.ts";
+import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
+import { rpcError, waitFor } from "../helpers/expect-error.ts";
+import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
+import { conversation, useFakeModel, userChunks } from "../helpers/queue-steer.ts";
+import { startAgent, type RunningAgent } from "../helpers/session-agent.ts";
+
+const { methods } = acp;
+
+const fingerprint = (text: string) => `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
+
+/** Sends `session/prompt` with one text block and, when given, the client's own message id; answers the raw result. */
+async function promptWithId(agent: RunningAgent, sessionId: string, text: string, messageId?: string): Promise<{ stopReason: string; userMessageId?: string }> {
+  const before = agent.client.received.length;
+  const answer = await agent.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }], ...(messageId ? { messageId } : {}) } as acp.PromptRequest);
+  // The SDK's client drops fields its schema does not know: read the raw answer.
+  const raw = agent.client.received.slice(before).find((m) => (m.result as { stopReason?: string })?.stopReason === answer.stopReason && "id" in m);
+  return raw!.result as { stopReason: string; userMessageId?: string };
+}
+
+function rewind(agent: RunningAgent, params: unknown): Promise<{ rewound: boolean }> {
+  return agent.client.agent.request<{ rewound: boolean }>("_session/rewind", params);
+}
+
+describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
+  let server: FakeModelServer;
+  let sandbox: Sandbox;
+
+  beforeAll(async () => {
+    server = await startFakeModelServer();
+    sandbox = makeSandbox();
+    useFakeModel(sandbox, server);
+  });
+  afterAll(async () => {
+    await server.close();
+    sandbox.cleanup();
+  });
+
+  test("initialize advertises the extension; a rewind removes the point and what follows from the next request and from a load in a new process", async () => {
+    const agent = await startAgent(runtime, sandbox, { args: [] });
+    const init = agent.client.received.find((m) => (m.result as { agentCapabilities?: unknown })?.agentCapabilities) as { result: { _meta?: Record<string, any> } };
+    expect(init.result._meta?.jetbrains?.air?.version).toBe(1);
+    expect(init.result._meta?.jetbrains?.air?.capabilities).toContain("sessionRewind");
+    const { sessionId } = await agent.newSession();
+    server.push({ text: "one done" }, { text: "two done" }, { text: "three done" });
+    const first = await promptWithId(agent, sessionId, "prompt one", "client-id-1");
+    expect(first.userMessageId).toBe("client-id-1");
+    const second = await promptWithId(agent, sessionId, "prompt two");
+    expect(second.userMessageId).toMatch(/^msg_/);
+    await promptWithId(agent, sessionId, "prompt three");
+
+    // A wrong fingerprint for a known id changes nothing.
+    const wrong = await rpcError(rewind(agent, { sessionId, beforeMessage: { messageId: second.userMessageId, messageFingerprint: fingerprint("prompt three"), messageOccurrence: 1 } }), -32602);
+    expect(wrong.message).toContain("nothing was rewound");
+    server.push({ text: "still all there" });
+    const base = server.requests.length;
+    await promptWithId(agent, sessionId, "prompt four");
+    expect(conversation(server.requests[base]!)).toEqual(["user:prompt one", "assistant:one done", "user:prompt two", "assistant:two done", "user:prompt three", "assistant:three done", "user:prompt four"]);
+
+    expect(await rewind(agent, { sessionId, beforeMessage: { messageId: second.userMessageId, messageFingerprint: fingerprint("prompt two"), messageOccurrence: 1 } })).toEqual({ rewound: true });
+    server.push({ text: "after the rewind" });
+    await promptWithId(agent, sessionId, "prompt five");
+    expect(conversation(server.requests[base + 1]!)).toEqual(["user:prompt one", "assistant:one done", "user:prompt five"]);
+    expect(await agent.stop()).toBe(0);
+
+    // A new process (another runtime would do too) replays and continues the rewound conversation.
+    const again = await startAgent(runtime, sandbox, { args: [] });
+    try {
+      await again.client.agent.request(methods.agent.session.load, { sessionId, cwd: sandbox.project, mcpServers: [] });
+      const replay = again.client.updates(sessionId);
+      expect(userChunks(replay)).toEqual(["prompt one", "prompt five"]);
+      // The client's id is replayed as it was given.
+      expect(replay.find((u) => u.sessionUpdate === "user_message_chunk")).toMatchObject({ messageId: "client-id-1" });
+      expect(JSON.stringify(replay)).not.toContain("two done");
+      server.push({ text: "reloaded" });
+      const next = server.requests.length;
+      await promptWithId(again, sessionId, "prompt six");
+      expect(conversation(server.requests[next]!)).toEqual(["user:prompt one", "assistant:one done", "user:prompt five", "assistant:after the rewind", "user:prompt six"]);
+      // A replayed id works for a rewind in the new process.
+      const fiveId = (replay.filter((u) => u.sessionUpdate === "user_message_chunk")[1] as { messageId?: string }).messageId;
+      expect(await rewind(again, { sessionId, beforeMessage: { messageId: fiveId, messageFingerprint: fingerprint("prompt five"), messageOccurrence: 1 } })).toEqual({ rewound: true });
+      server.push({ text: "x" });
+      const last = server.requests.length;
+      await promptWithId(again, sessionId, "prompt seven");
+      expect(conversation(server.requests[last]!)).toEqual(["user:prompt one", "assistant:one done", "user:prompt seven"]);
+    } finally {
+      expect(await again.stop()).toBe(0);
+    }
+  }, 60_000);
+
+  test("an id the agent does not know is found by fingerprint and occurrence; hostile points change nothing", async () => {
+    const agent = await startAgent(runtime, sandbox, { args: [] });
+    try {
+      const { sessionId } = await agent.newSession();
+      server.push({ text: "a1" }, { text: "b1" }, { text: "a2" });
+      await promptWithId(agent, sessionId, "same text");
+      await promptWithId(agent, sessionId, "other text");
+      await promptWithId(agent, sessionId, "same text");
+      const point = (over: Record<string, unknown>) => ({ sessionId, beforeMessage: { messageId: "restored-elsewhere", messageFingerprint: fingerprint("same text"), messageOccurrence: 1, ...over } });
+      // Hostile points: each refused, none changes the conversation.
+      await rpcError(rewind(agent, point({ messageOccurrence: 3 })), -32602);
+      await rpcError(rewind(agent, point({ messageOccurrence: 0 })), -32602);
+      await rpcError(rewind(agent, point({ messageOccurrence: 1.5 })), -32602);
+      await rpcError(rewind(agent, point({ messageFingerprint: fingerprint("never sent") })), -32602);
+      await rpcError(rewind(agent, point({ messageFingerprint: "sha256:zz" })), -32602);
+      await rpcError(rewind(agent, point({ messageId: "x".repeat(100_000) })), -32602);
+      await rpcError(rewind(agent, { sessionId, beforeMessage: "nope" }), -32602);
+      await rpcError(rewind(agent, { ...point({}), sessionId: "sess_unknown" }), -32002);
+      server.push({ text: "intact" });
+      const base = server.requests.length;
+      await promptWithId(agent, sessionId, "check");
+      expect(conversation(server.requests[base]!)).toEqual(["user:same text", "assistant:a1", "user:other text", "assistant:b1", "user:same text", "assistant:a2", "user:check"]);
+
+      // The second "same text" by occurrence: what came before it stays.
+      expect(await rewind(agent, point({ messageOccurrence: 2 }))).toEqual({ rewound: true });
+      server.push({ text: "ok" });
+      const after = server.requests.length;
+      await promptWithId(agent, sessionId, "next");
+      expect(conversation(server.requests[after]!)).toEqual(["user:same text", "assistant:a1", "user:other text", "assistant:b1", "user:next"]);
+    } finally {
+      expect(await agent.stop()).toBe(0);
+    }
+  }, 60_000);
+
+  test("a client's messageId that is huge, has control characters or names an existing message is refused", async () => {
+    const agent = await startAgent(runtime, sandbox, { args: [] });
+    try {
+      const { sessionId } = await agent.newSession();
+      server.push({ text: "first" });
+      await promptWithId(agent, sessionId, "first prompt", "taken");
+      const requests = server.requests.length;
+      await rpcError(promptWithId(agent, sessionId, "again", "taken"), -32602);
+      await rpcError(promptWithId(agent, sessionId, "huge", "m".repeat(10_000)), -32602);
+      await rpcError(promptWithId(agent, sessionId, "control", "a\u0000b"), -32602);
+      // None of them reached the model or the conversation.
+      expect(server.requests.length).toBe(requests);
+      server.push({ text: "fine" });
+      await promptWithId(agent, sessionId, "fine prompt");
+      expect(conversation(server.requests[requests]!)).toEqual(["user:first prompt", "assistant:first", "user:fine prompt"]);
+    } finally {
+      expect(await agent.stop()).toBe(0);
+    }
+  }, 60_000);
+
+  test("a rewind during a running turn cancels it first, then removes its prompt", async () => {
+    const agent = await startAgent(runtime, sandbox, { args: [] });
+    try {
+      const { sessionId } = await agent.newSession();
+      server.push({ text: "kept" });
+      await promptWithId(agent, sessionId, "keep me");
+      let release!: () => void;
+      server.push({ text: "never seen", gate: new Promise<void>((resolve) => (release = resolve)) });
+      const base = server.requests.length;
+      const running = agent.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "running prompt" }] });
+      await server.request(base + 1);
+      const rewound = rewind(agent, { sessionId, beforeMessage: { messageId: "unknown-here", messageFingerprint: fingerprint("running prompt"), messageOccurrence: 1 } });
+      expect((await running).stopReason).toBe("cancelled");
+      expect(await rewound).toEqual({ rewound: true });
+      release();
+      server.push({ text: "after" });
+      const next = server.requests.length;
+      await promptWithId(agent, sessionId, "after the rewind");
+      expect(conversation(server.requests[next]!)).toEqual(["user:keep me", "assistant:kept", "user:after the rewind"]);
+      await waitFor(() => true);
+    } finally {
+      expect(await agent.stop()).toBe(0);
+    }
+  }, 60_000);
+});

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { acp } from "../helpers/acp-client.ts";
+import { acp, agentText } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
 import { rpcError, waitFor } from "../helpers/expect-error.ts";
 import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
@@ -171,6 +171,38 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
       await promptWithId(agent, sessionId, "after the rewind");
       expect(conversation(server.requests[next]!)).toEqual(["user:keep me", "assistant:kept", "user:after the rewind"]);
       await waitFor(() => true);
+    } finally {
+      expect(await agent.stop()).toBe(0);
+    }
+  }, 60_000);
+
+  test("/undo and /rewind N, announced with the commands, rewind the conversation from any editor", async () => {
+    const agent = await startAgent(runtime, sandbox, { args: [] });
+    try {
+      const { sessionId } = await agent.newSession();
+      await waitFor(() => agent.client.updates(sessionId).some((u) => u.sessionUpdate === "available_commands_update"), 10_000, "commands");
+      const announced = agent.client.updates(sessionId).find((u) => u.sessionUpdate === "available_commands_update");
+      const names = announced?.sessionUpdate === "available_commands_update" ? announced.availableCommands.map((c) => c.name) : [];
+      expect(names).toEqual(expect.arrayContaining(["undo", "rewind"]));
+      const say = async (text: string) => {
+        const before = agent.client.updates(sessionId).length;
+        expect((await agent.prompt(sessionId, text)).stopReason).toBe("end_turn");
+        return agentText(agent.client.updates(sessionId).slice(before));
+      };
+      expect(await say("/undo")).toContain("Nothing to undo");
+      server.push({ text: "r1" }, { text: "r2" }, { text: "r3" });
+      await say("first");
+      await say("second");
+      await say("third");
+      expect(await say("/undo")).toContain("“third”");
+      expect(await say("/rewind")).toContain("1. “first”\n2. “second”");
+      expect(await say("/rewind 7")).toContain("Nothing was rewound");
+      expect(await say("/rewind -1")).toContain("Nothing was rewound");
+      expect(await say("/rewind 2")).toContain("“second”");
+      server.push({ text: "r4" });
+      const base = server.requests.length;
+      await say("fourth");
+      expect(conversation(server.requests[base]!)).toEqual(["user:first", "assistant:r1", "user:fourth"]);
     } finally {
       expect(await agent.stop()).toBe(0);
     }

@@ -32,15 +32,18 @@ export async function rewindConversation(services: AgentServices, live: LiveSess
   const pick = typeof request.point === "function" ? request.point : (points: readonly RewindPoint[]) => findPoint(points, request.point as PointRequest);
   pick(await livePoints(services, live));
   live.cancel("the conversation is being rewound");
-  const done = await live.claimTurn({ clientId: request.clientId, signal: request.signal, steerable: false }, async () => {
-    await live.recorder.settle();
-    const stored = (await services.store.read(live.id)).entries;
-    // Found again: the cancelled turn may have recorded more, but never removed the point.
-    const point = pick(await rewindPoints(stored));
-    await live.recorder.rewound(point.from, point.messageId);
-    live.replaceHistory(restoreState([...stored, { type: "rewound", messageId: point.messageId, from: point.from }]).history);
-    return point;
-  });
+  // Found again once the turn is the rewind's: the cancelled turn may have recorded more, but never removed the point.
+  const done = await live.claimTurn({ clientId: request.clientId, signal: request.signal, steerable: false }, () => rewindHeld(services, live, pick));
   if (done === "cancelled") throw new SessionError("internal", "the rewind was cancelled before it ran; nothing was rewound", { sessionId: live.id });
   return done;
+}
+
+/** Rewinds `live` to before the point `pick` chooses; the caller holds the session's turn (a built-in command does). */
+export async function rewindHeld(services: AgentServices, live: LiveSession, pick: (points: readonly RewindPoint[]) => RewindPoint): Promise<RewindPoint> {
+  await live.recorder.settle();
+  const stored = (await services.store.read(live.id)).entries;
+  const point = pick(await rewindPoints(stored));
+  await live.recorder.rewound(point.from, point.messageId);
+  live.replaceHistory(restoreState([...stored, { type: "rewound", messageId: point.messageId, from: point.from }]).history);
+  return point;
 }

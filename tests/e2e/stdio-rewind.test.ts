@@ -7,6 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { acp, agentText } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
 import { rpcError, waitFor } from "../helpers/expect-error.ts";
@@ -40,6 +42,7 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
     sandbox = makeSandbox();
     useFakeModel(sandbox, server);
   });
+  const read = (relative: string) => readFileSync(join(sandbox.root, relative), "utf8");
   afterAll(async () => {
     await server.close();
     sandbox.cleanup();
@@ -203,6 +206,58 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
       const base = server.requests.length;
       await say("fourth");
       expect(conversation(server.requests[base]!)).toEqual(["user:first", "assistant:r1", "user:fourth"]);
+    } finally {
+      expect(await agent.stop()).toBe(0);
+    }
+  }, 60_000);
+
+  test("_session/rewind_files puts back what the agent wrote and edited from a prompt on, and never what the user changed since", async () => {
+    sandbox.write("project/user.txt", "the user's file\n");
+    const agent = await startAgent(runtime, sandbox, { args: ["--approval-mode", "write"] });
+    try {
+      const { sessionId } = await agent.newSession();
+      const write = (id: string, path: string, content: string) => ({ id, name: "write", input: { path, content } });
+      const edit = (id: string, path: string, oldText: string, newText: string) => ({ id, name: "edit", input: { path, edits: [{ oldText, newText }] } });
+      server.push(
+        { toolCalls: [write("w1", "keep.txt", "kept\n"), write("w2", "notes.txt", "notes v1\n")] },
+        { text: "one" },
+        { toolCalls: [edit("e1", "notes.txt", "v1", "v2"), write("w3", "new.txt", "created\n"), edit("e2", "user.txt", "user's", "agent's")] },
+        { text: "two" },
+        { toolCalls: [edit("e3", "new.txt", "created", "created and edited")] },
+        { text: "three" },
+      );
+      await promptWithId(agent, sessionId, "prompt one");
+      const second = await promptWithId(agent, sessionId, "prompt two");
+      await promptWithId(agent, sessionId, "prompt three");
+      expect(read("project/notes.txt")).toBe("notes v2\n");
+      expect(read("project/new.txt")).toBe("created and edited\n");
+      // The user edits a file the agent changed.
+      sandbox.write("project/user.txt", "the agent's file, then the user's edit\n");
+
+      const point = { messageId: second.userMessageId, messageFingerprint: fingerprint("prompt two"), messageOccurrence: 1 };
+      const files = (answer: { files: Array<{ path: string; action: string; applied: boolean }> }) =>
+        Object.fromEntries(answer.files.map((f) => [f.path.split("/").pop(), `${f.action}${f.applied ? "" : " (not applied)"}`]));
+      // A wrong fingerprint changes nothing.
+      await rpcError(agent.client.agent.request("_session/rewind_files", { sessionId, beforeMessage: { ...point, messageFingerprint: fingerprint("prompt one") } }), -32602);
+      const dry = await agent.client.agent.request<any>("_session/rewind_files", { sessionId, beforeMessage: point, dryRun: true });
+      expect(files(dry)).toEqual({ "notes.txt": "restore (not applied)", "new.txt": "delete (not applied)", "user.txt": "conflict (not applied)" });
+      expect(read("project/notes.txt")).toBe("notes v2\n");
+      expect(existsSync(join(sandbox.root, "project/new.txt"))).toBe(true);
+
+      const real = await agent.client.agent.request<any>("_session/rewind_files", { sessionId, beforeMessage: point });
+      expect(files(real)).toEqual({ "notes.txt": "restore", "new.txt": "delete", "user.txt": "conflict (not applied)" });
+      expect(read("project/notes.txt")).toBe("notes v1\n");
+      expect(existsSync(join(sandbox.root, "project/new.txt"))).toBe(false);
+      expect(read("project/user.txt")).toBe("the agent's file, then the user's edit\n");
+      expect(read("project/keep.txt")).toBe("kept\n");
+      // Done once: a second run finds nothing left to put back.
+      expect((await agent.client.agent.request<any>("_session/rewind_files", { sessionId, beforeMessage: point, dryRun: true })).files).toEqual([]);
+
+      expect(await rewind(agent, { sessionId, beforeMessage: point })).toEqual({ rewound: true });
+      server.push({ text: "fresh" });
+      const base = server.requests.length;
+      await promptWithId(agent, sessionId, "prompt four");
+      expect(conversation(server.requests[base]!)).toEqual(["user:prompt one", "assistant:call write", "assistant:call write", "tool:w1", "tool:w2", "assistant:one", "user:prompt four"]);
     } finally {
       expect(await agent.stop()).toBe(0);
     }

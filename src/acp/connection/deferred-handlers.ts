@@ -39,6 +39,7 @@ export const DEFERRED_REQUESTS: readonly { method: string; params?: "own" }[] = 
   { method: "_session/steering", params: "own" },
   // The JetBrains AIR rewind extension (handlers/rewind.ts).
   { method: "_session/rewind", params: "own" },
+  { method: "_session/rewind_files", params: "own" },
 ];
 
 /** Notifications whose handlers load on demand. */

@@ -1,7 +1,8 @@
 /**
  * `_session/rewind` params (the JetBrains AIR extension): `{sessionId,
  * beforeMessage: {messageId, messageFingerprint: "sha256:<64 hex>",
- * messageOccurrence (1-based)}, resumeAtMessage?}`. The SDK has no schema
+ * messageOccurrence (1-based)}, resumeAtMessage?}`, and
+ * `_session/rewind_files`'s: `{sessionId, beforeMessage, dryRun?}`. The SDK has no schema
  * for it; anything of the wrong shape is refused (-32602) before anything is read.
  * @module
  */
@@ -22,6 +23,19 @@ const RewindParamsSchema = v.object({
   resumeAtMessage: v.optional(v.unknown()),
   _meta: v.optional(v.unknown()),
 });
+
+const RewindFilesParamsSchema = v.object({
+  sessionId: v.string(),
+  beforeMessage: PointSchema,
+  dryRun: v.optional(v.nullable(v.boolean())),
+  _meta: v.optional(v.unknown()),
+});
+
+/** A file rewind request (`_session/rewind_files`) as the handler uses it. */
+export type RewindFilesParams = v.InferOutput<typeof RewindFilesParamsSchema>;
+
+/** Parses `_session/rewind_files` params; `-32602` naming the field otherwise. */
+export const parseRewindFilesParams: (raw: unknown) => RewindFilesParams = ownParams(RewindFilesParamsSchema);
 
 /** A rewind request as the handler uses it. */
 export type RewindParams = v.InferOutput<typeof RewindParamsSchema>;

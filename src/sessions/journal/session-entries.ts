@@ -50,6 +50,11 @@ export type SessionEntry =
    * it and every entry after it up to this one left the conversation (see rewound-entries.ts).
    */
   | { type: "rewound"; messageId: string; from: number }
+  /**
+   * The files the agent changed from the user message `messageId` (the `from`-th `message` entry) on were put back
+   * as they were before it; the changes recorded since that message are undone and a later file rewind skips them.
+   */
+  | { type: "files_rewound"; messageId: string; from: number }
   /** Messages before `keptFrom` (an index into all `message` entries) were replaced by `summary`. */
   | { type: "compaction"; summary: string; keptFrom: number; tokensBefore: number }
   /** After each model call: context size and the session's totals. */

@@ -122,6 +122,7 @@ export const ENTRY_SCHEMAS = {
     tokensBefore: Count,
   }),
   rewound: v.looseObject({ type: v.literal("rewound"), messageId: v.string(), from: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
+  files_rewound: v.looseObject({ type: v.literal("files_rewound"), messageId: v.string(), from: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
   retracted: v.looseObject({ type: v.literal("retracted"), messages: v.pipe(v.number(), v.integer(), v.minValue(1)) }),
   usage: v.looseObject({
     type: v.literal("usage"),
@@ -149,6 +150,7 @@ export type SchemasMatchEntries = [
   Assignable<Out<"usage">, EntryOf<"usage">>,
   Assignable<Out<"retracted">, EntryOf<"retracted">>,
   Assignable<Out<"rewound">, EntryOf<"rewound">>,
+  Assignable<Out<"files_rewound">, EntryOf<"files_rewound">>,
   Assignable<Out<"title">, EntryOf<"title">>,
   Assignable<EntryOf<"config">, Out<"config">>,
 ];

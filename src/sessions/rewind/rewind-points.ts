@@ -65,7 +65,7 @@ function refused(message: string, data: Record<string, unknown> = {}): SessionEr
   return new SessionError("invalid_params", `${message}; nothing was rewound (reload the session to see its messages)`, data);
 }
 
-/** The point `request` names among `points`; refused (`invalid_params`) when it names none, or one whose text differs. */
+/** The point `request` names among `points` (a rewind of the files uses the same rule); refused (`invalid_params`) when it names none, or one whose text differs. */
 export function findPoint(points: readonly RewindPoint[], request: PointRequest): RewindPoint {
   const fingerprint = request.messageFingerprint.toLowerCase();
   const byId = points.find((p) => p.messageId === request.messageId);

@@ -211,9 +211,11 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
     }
   }, 60_000);
 
-  test("_session/rewind_files puts back what the agent wrote and edited from a prompt on, and never what the user changed since", async () => {
+  test("_session/rewind_files puts back what the agent wrote, edited and what its commands did from a prompt on, and never what the user changed since", async () => {
     sandbox.write("project/user.txt", "the user's file\n");
-    const agent = await startAgent(runtime, sandbox, { args: ["--approval-mode", "write"] });
+    sandbox.write("project/doomed.txt", "about to be deleted by a command\n");
+    sandbox.write("project/node_modules/dep/index.js", "skipped by snapshots\n");
+    const agent = await startAgent(runtime, sandbox, { args: ["--approval-mode", "yolo"] });
     try {
       const { sessionId } = await agent.newSession();
       const write = (id: string, path: string, content: string) => ({ id, name: "write", input: { path, content } });
@@ -222,10 +224,12 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
         { toolCalls: [write("w1", "keep.txt", "kept\n"), write("w2", "notes.txt", "notes v1\n")] },
         { text: "one" },
         { toolCalls: [edit("e1", "notes.txt", "v1", "v2"), write("w3", "new.txt", "created\n"), edit("e2", "user.txt", "user's", "agent's")] },
+        { toolCalls: [{ id: "b1", name: "bash", input: { command: "printf 'made by a command\\n' > sub/cmd-new.txt; rm doomed.txt; printf 'rewritten\\n' > keep.txt" } }] },
         { text: "two" },
         { toolCalls: [edit("e3", "new.txt", "created", "created and edited")] },
         { text: "three" },
       );
+      sandbox.write("project/sub/.keep", "");
       await promptWithId(agent, sessionId, "prompt one");
       const second = await promptWithId(agent, sessionId, "prompt two");
       await promptWithId(agent, sessionId, "prompt three");
@@ -240,12 +244,23 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
       // A wrong fingerprint changes nothing.
       await rpcError(agent.client.agent.request("_session/rewind_files", { sessionId, beforeMessage: { ...point, messageFingerprint: fingerprint("prompt one") } }), -32602);
       const dry = await agent.client.agent.request<any>("_session/rewind_files", { sessionId, beforeMessage: point, dryRun: true });
-      expect(files(dry)).toEqual({ "notes.txt": "restore (not applied)", "new.txt": "delete (not applied)", "user.txt": "conflict (not applied)" });
+      expect(read("project/sub/cmd-new.txt")).toBe("made by a command\n");
+      expect(existsSync(join(sandbox.root, "project/doomed.txt"))).toBe(false);
+      expect(files(dry)).toEqual({
+        "notes.txt": "restore (not applied)",
+        "new.txt": "delete (not applied)",
+        "user.txt": "conflict (not applied)",
+        "cmd-new.txt": "delete (not applied)",
+        "doomed.txt": "recreate (not applied)",
+        "keep.txt": "restore (not applied)",
+      });
       expect(read("project/notes.txt")).toBe("notes v2\n");
       expect(existsSync(join(sandbox.root, "project/new.txt"))).toBe(true);
 
       const real = await agent.client.agent.request<any>("_session/rewind_files", { sessionId, beforeMessage: point });
-      expect(files(real)).toEqual({ "notes.txt": "restore", "new.txt": "delete", "user.txt": "conflict (not applied)" });
+      expect(files(real)).toEqual({ "notes.txt": "restore", "new.txt": "delete", "user.txt": "conflict (not applied)", "cmd-new.txt": "delete", "doomed.txt": "recreate", "keep.txt": "restore" });
+      expect(existsSync(join(sandbox.root, "project/sub/cmd-new.txt"))).toBe(false);
+      expect(read("project/doomed.txt")).toBe("about to be deleted by a command\n");
       expect(read("project/notes.txt")).toBe("notes v1\n");
       expect(existsSync(join(sandbox.root, "project/new.txt"))).toBe(false);
       expect(read("project/user.txt")).toBe("the agent's file, then the user's edit\n");

@@ -62,7 +62,7 @@ const SESSION_AND_FIRST_PROMPT: AllowList = {
   "src/acp/permissions/": ["ask-client", "authorizer"],
   "src/acp/updates/": ["prepared-update", "projection", "session-announce", "session-client", "session-replay", "turn-usage"],
   "src/config/": ["user-folders"],
-  "src/engine/": ["compaction", "context-files", "ids", "model-call", "request-budget", "session", "steering-inbox", "subagent", "system-prompt", "tool-call", "tool-specs", "turn"],
+  "src/engine/": ["call-steps", "compaction", "context-files", "ids", "model-call", "request-budget", "session", "steering-inbox", "subagent", "system-prompt", "tool-call", "tool-specs", "turn"],
   "src/models/": ["ai-sdk-errors", "ai-sdk-events", "ai-sdk-messages", "ai-sdk-model-cache", "ai-sdk-rehearsal", "ai-sdk-retry", "ai-sdk", "cost", "network-failure", "thinking-options"],
   "src/permissions/": ["command-line", "command-match", "fetch-policy", "grants", "policy", "rules", "shell-lexer", "walk-filter"],
   "src/runtime/": ["abort-reason", "deadline-signal", "either-signal", "plain-text"],
@@ -74,6 +74,7 @@ const SESSION_AND_FIRST_PROMPT: AllowList = {
     "session-settings", "session-status", "session-system-prompt", "session-tools",
   ],
   "src/sessions/commands/": ["builtin-commands", "command-invocation", "slash-arguments", "slash-commands"],
+  "src/sessions/checkpoints/": ["command-checkpoints"],
   "src/sessions/journal/": ["rewound-entries", "session-entry-check", "session-entry-schemas", "session-recorder", "session-restore"],
   "src/sessions/lifecycle/": ["archive-session", "delete-session", "join-session", "open-session", "rename-session", "revive-session", "start-session"],
   "src/sessions/setup/": [

@@ -12,6 +12,9 @@ import { SessionError } from "../session-error.ts";
 import { rewindPoints, type RewindPoint } from "../rewind/rewind-points.ts";
 import { fileChangesSince } from "./file-changes.ts";
 import { restoreFiles, type FileOutcome } from "./restore-files.ts";
+import { ObjectStore } from "./object-store.ts";
+import { CHECKPOINT_FOLDER } from "./command-checkpoints.ts";
+import { join } from "../../runtime/files/path.ts";
 
 /** Who asks, for which point, and whether only to list. */
 export interface RewindFilesRequest {
@@ -36,7 +39,8 @@ export async function filesFrom(services: AgentServices, live: LiveSession, pick
   if (!dryRun) await live.recorder.settle();
   const stored = (await services.store.read(live.id)).entries;
   const point = pick(await rewindPoints(stored));
-  const outcomes = await restoreFiles(fileChangesSince(stored, point.from), live.agent.workspace.roots, dryRun);
+  const store = new ObjectStore(join(await services.store.outputDirectory(live.id), CHECKPOINT_FOLDER));
+  const outcomes = await restoreFiles(fileChangesSince(stored, point.from), live.agent.workspace.roots, (id) => store.get(id), dryRun);
   if (!dryRun) await live.recorder.write({ type: "files_rewound", messageId: point.messageId, from: point.from }, true);
   return outcomes;
 }

@@ -7,6 +7,7 @@
  */
 import type { ApprovalMode } from "../../config/settings-schema.ts";
 import type { ModelMessage, ThinkingLevel } from "../../models/types.ts";
+import type { FileVersionChange } from "../../engine/events.ts";
 import type { FileDiff, PlanEntry, ToolKind, ToolLocation, ToolOutputPart } from "../../tools/types.ts";
 import type { Grant } from "../../permissions/grants.ts";
 
@@ -36,6 +37,8 @@ export type SessionEntry =
       details?: Record<string, unknown>;
       exit?: { exitCode: number | null; signal: string | null };
     }
+  /** Files a command changed (snapshots around it): ids of kept copies in the session's checkpoint store, null when absent. */
+  | { type: "command_files"; toolCallId: string; files: FileVersionChange[]; unkept?: Array<{ path: string; reason: string }> }
   /** Session settings; only the fields that changed. */
   | { type: "config"; mode?: ApprovalMode; model?: string; thinking?: ThinkingLevel }
   /** The session's title; null clears it. */

@@ -149,6 +149,8 @@ export class SessionRecorder {
         });
       case "plan":
         return await this.write({ type: "plan", entries: event.entries });
+      case "files_changed":
+        return await this.write({ type: "command_files", toolCallId: event.toolCallId, files: event.files, ...(event.unkept ? { unkept: event.unkept } : {}) }, true);
       case "retracted":
         // The messages stay in the file (and in the count compaction entries index into); this entry voids them.
         for (let at = Math.max(0, this.#messages - event.messages); at < this.#messages; at++) this.#retracted.add(at);

@@ -9,10 +9,9 @@ import type { CallStep, StepCall } from "../../engine/call-steps.ts";
 import type { FileVersionChange } from "../../engine/events.ts";
 import { ObjectStore } from "./object-store.ts";
 import { snapshotFolders, type Snapshot } from "./folder-snapshot.ts";
-import type { CheckpointFolder } from "./command-checkpoints.ts";
 
 /** The snapshotting step for one session; `folder` is its checkpoint store's folder. */
-export function snapshotStep(folder: CheckpointFolder): CallStep {
+export function snapshotStep(folder: () => Promise<string>): CallStep {
   let store: ObjectStore | undefined;
   // The last snapshot taken: files unchanged since are not read again.
   let last: Snapshot = new Map();

@@ -31,6 +31,9 @@ export interface FileState {
   unkept?: string;
 }
 
+/** Files read and kept at once. */
+const PARALLEL_FILES = 16;
+
 /** Absolute path → state. */
 export type Snapshot = Map<string, FileState>;
 
@@ -44,35 +47,43 @@ export async function snapshotFolders(roots: readonly string[], store: ObjectSto
   let truncated = false;
   while (folders.length > 0) {
     const folder = folders.pop()!;
+    const files: string[] = [];
     for (const entry of await readDir(folder).catch(() => [])) {
-      if (signal.aborted) return { snapshot, truncated: true };
       const path = join(folder, entry.name);
       if (entry.isDirectory) {
         if (!SKIPPED_FOLDERS.has(entry.name) && !roots.some((root) => root !== folder && path === root)) folders.push(path);
-        continue;
+      } else if (entry.isFile) {
+        if (snapshot.size + files.length >= MAX_SNAPSHOT_FILES) truncated = true;
+        else files.push(path);
       }
-      if (!entry.isFile) continue;
-      if (snapshot.size >= MAX_SNAPSHOT_FILES) {
-        truncated = true;
-        continue;
-      }
-      const info = await lstat(path).catch(() => undefined);
-      if (!info?.isFile) continue;
-      const known = previous.get(path);
-      if (same(known, info)) {
-        snapshot.set(path, known!);
-        continue;
-      }
-      const state: FileState = { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino };
-      if (info.size > MAX_KEPT_FILE_BYTES) state.unkept = `larger than ${MAX_KEPT_FILE_BYTES / (1024 * 1024)} MiB`;
-      else {
-        const bytes = await readFileBytes(path).catch(() => undefined);
-        const id = bytes ? await store.put(bytes) : undefined;
-        if (id) state.id = id;
-        else state.unkept = bytes ? "the session's checkpoint store is full" : "it could not be read";
-      }
-      snapshot.set(path, state);
+    }
+    // A few files at a time: reading and keeping them is mostly waiting on the disk.
+    for (let at = 0; at < files.length; at += PARALLEL_FILES) {
+      if (signal.aborted) return { snapshot, truncated: true };
+      const batch = files.slice(at, at + PARALLEL_FILES);
+      const states = await Promise.all(batch.map((path) => fileState(path, previous.get(path), store)));
+      batch.forEach((path, n) => {
+        const state = states[n];
+        if (state) snapshot.set(path, state);
+      });
     }
   }
   return { snapshot, truncated };
+}
+
+/** A file's state: `known` again when its size, times and inode did not change, else read and kept anew. Undefined when it is gone or not a regular file. */
+async function fileState(path: string, known: FileState | undefined, store: ObjectStore): Promise<FileState | undefined> {
+  const info = await lstat(path).catch(() => undefined);
+  if (!info?.isFile) return undefined;
+  if (same(known, info)) return known;
+  const state: FileState = { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino };
+  if (info.size > MAX_KEPT_FILE_BYTES) {
+    state.unkept = `larger than ${MAX_KEPT_FILE_BYTES / (1024 * 1024)} MiB`;
+    return state;
+  }
+  const bytes = await readFileBytes(path).catch(() => undefined);
+  const id = bytes ? await store.put(bytes) : undefined;
+  if (id) state.id = id;
+  else state.unkept = bytes ? "the session's checkpoint store is full" : "it could not be read";
+  return state;
 }

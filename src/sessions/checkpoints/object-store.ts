@@ -7,7 +7,7 @@
  * @module
  */
 import { join } from "../../runtime/files/path.ts";
-import { readDir, readFileBytes, statOrUndefined, writeFileAtomic } from "../../runtime/files/fs.ts";
+import { makeDirectory, readDir, readFileBytes, rename, statOrUndefined, writeFile } from "../../runtime/files/fs.ts";
 
 /** Bytes a session may keep in its checkpoint store. */
 export const STORE_LIMIT_BYTES = 256 * 1024 * 1024;
@@ -54,10 +54,16 @@ export class ObjectStore {
     const key = id ?? (await contentId(bytes));
     const path = this.#path(key);
     if (await statOrUndefined(path)) return key;
-    const used = await this.#usedBytes();
+    // Counted before the write, so copies kept at the same time cannot together pass the limit.
+    const used = (await this.#usedBytes(), this.#used!);
     if (used + bytes.length > this.#limit) return undefined;
-    await writeFileAtomic(path, bytes, { mode: 0o600 });
     this.#used = used + bytes.length;
+    // Not fsynced one by one (the first snapshot of a project keeps thousands): a copy a crash left short or
+    // empty fails its hash check when read, and that file is then reported as not kept rather than put back wrong.
+    await makeDirectory(join(this.#folder, key.slice(0, 2)), 0o700);
+    const temporary = `${path}.${crypto.randomUUID()}.tmp`;
+    await writeFile(temporary, bytes, 0o600);
+    await rename(temporary, path);
     return key;
   }
 

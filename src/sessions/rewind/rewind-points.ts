@@ -13,6 +13,7 @@ import type { StoredEntry } from "../../store/types.ts";
 import { entryProblem } from "../journal/session-entry-schemas.ts";
 import { restoreState } from "../journal/session-restore.ts";
 import { SessionError } from "../session-error.ts";
+import { contentId } from "../checkpoints/object-store.ts";
 
 /** One user message of the conversation a rewind can go back to before. */
 export interface RewindPoint {
@@ -35,8 +36,7 @@ export interface PointRequest {
 
 /** `sha256:` and the lowercase hex digest of `text` (UTF-8). */
 export async function fingerprintOf(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  return `sha256:${Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+  return `sha256:${await contentId(new TextEncoder().encode(text))}`;
 }
 
 function textParts(message: ModelMessage): string[] {

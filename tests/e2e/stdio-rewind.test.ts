@@ -215,7 +215,8 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
     sandbox.write("project/user.txt", "the user's file\n");
     sandbox.write("project/doomed.txt", "about to be deleted by a command\n");
     sandbox.write("project/node_modules/dep/index.js", "skipped by snapshots\n");
-    const agent = await startAgent(runtime, sandbox, { args: ["--approval-mode", "yolo"] });
+    const first = await startAgent(runtime, sandbox, { args: ["--approval-mode", "yolo"] });
+    let agent = first;
     try {
       const { sessionId } = await agent.newSession();
       const write = (id: string, path: string, content: string) => ({ id, name: "write", input: { path, content } });
@@ -237,12 +238,19 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
       expect(read("project/new.txt")).toBe("created and edited\n");
       // The user edits a file the agent changed.
       sandbox.write("project/user.txt", "the agent's file, then the user's edit\n");
+      // The checkpoints are the session's: a new process that loads it can put the files back.
+      expect(await first.stop()).toBe(0);
+      agent = await startAgent(runtime, sandbox, { args: ["--approval-mode", "yolo"] });
+      await agent.client.agent.request(methods.agent.session.load, { sessionId, cwd: sandbox.project, mcpServers: [] });
 
       const point = { messageId: second.userMessageId, messageFingerprint: fingerprint("prompt two"), messageOccurrence: 1 };
       const files = (answer: { files: Array<{ path: string; action: string; applied: boolean }> }) =>
         Object.fromEntries(answer.files.map((f) => [f.path.split("/").pop(), `${f.action}${f.applied ? "" : " (not applied)"}`]));
       // A wrong fingerprint changes nothing.
       await rpcError(agent.client.agent.request("_session/rewind_files", { sessionId, beforeMessage: { ...point, messageFingerprint: fingerprint("prompt one") } }), -32602);
+      await rpcError(agent.client.agent.request("_session/rewind_files", { sessionId: "sess_unknown", beforeMessage: point }), -32002);
+      await rpcError(agent.client.agent.request("_session/rewind_files", { sessionId, beforeMessage: point, dryRun: "yes" }), -32602);
+      await rpcError(agent.client.agent.request("_session/rewind_files", { sessionId, beforeMessage: { ...point, messageOccurrence: 2, messageId: "unknown" } }), -32602);
       const dry = await agent.client.agent.request<any>("_session/rewind_files", { sessionId, beforeMessage: point, dryRun: true });
       expect(read("project/sub/cmd-new.txt")).toBe("made by a command\n");
       expect(existsSync(join(sandbox.root, "project/doomed.txt"))).toBe(false);

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { acp, agentText } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
@@ -285,4 +285,45 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
       expect(await agent.stop()).toBe(0);
     }
   }, 60_000);
+
+  test("a journal that names files outside the session's folders gets nothing written there", async () => {
+    const agent = await startAgent(runtime, sandbox, { args: [] });
+    const { sessionId } = await agent.newSession();
+    server.push({ text: "fine" });
+    const sent = await promptWithId(agent, sessionId, "an innocent prompt");
+    expect(await agent.stop()).toBe(0);
+    // Someone edits the session file: a command "deleted" files outside the project, with a copy to bring back.
+    const bytes = "written by a forged journal\n";
+    const id = createHash("sha256").update(bytes).digest("hex");
+    const sessionFile = findSessionFile(join(sandbox.home, "sessions"), sessionId);
+    const store = join(sessionFile.replace(/\.jsonl$/, ".outputs"), "checkpoints", id.slice(0, 2));
+    mkdirSync(store, { recursive: true });
+    writeFileSync(join(store, id), bytes);
+    const forged = [join(sandbox.root, "outside.txt"), `${sandbox.project}/../outside-too.txt`, "relative.txt"];
+    appendFileSync(sessionFile, `${JSON.stringify({ type: "command_files", toolCallId: "forged", files: forged.map((path) => ({ path, before: id, after: null })) })}\n`);
+
+    const again = await startAgent(runtime, sandbox, { args: [] });
+    try {
+      await again.client.agent.request(methods.agent.session.load, { sessionId, cwd: sandbox.project, mcpServers: [] });
+      const point = { messageId: sent.userMessageId, messageFingerprint: fingerprint("an innocent prompt"), messageOccurrence: 1 };
+      const answer = await again.client.agent.request<any>("_session/rewind_files", { sessionId, beforeMessage: point });
+      expect(answer.files.map((f: { action: string; applied: boolean; reason?: string }) => `${f.action}${f.applied ? "" : " (not applied)"}: ${f.reason}`)).toEqual(
+        forged.map(() => "unavailable (not applied): outside the session's folders"),
+      );
+      expect(existsSync(join(sandbox.root, "outside.txt"))).toBe(false);
+      expect(existsSync(join(sandbox.root, "outside-too.txt"))).toBe(false);
+    } finally {
+      expect(await again.stop()).toBe(0);
+    }
+  }, 60_000);
 });
+
+/** The session's file under the sessions folder (one folder per directory). */
+function findSessionFile(root: string, sessionId: string): string {
+  for (const folder of readdirSync(root)) {
+    const path = join(root, folder, `${sessionId}.jsonl`);
+    if (existsSync(path)) return path;
+  }
+  throw new Error(`no file for ${sessionId}`);
+}
+

@@ -8,7 +8,7 @@
  */
 import { locateConfined, readConfinedBytes, resolveAreas } from "../../runtime/files/confined-file.ts";
 import { realPath, removeFile, writeFileAtomic } from "../../runtime/files/fs.ts";
-import { containingRoot, dirname } from "../../runtime/files/path.ts";
+import { containingRoot, dirname, isAbsolute, normalize } from "../../runtime/files/path.ts";
 import type { FileChange, Version } from "./file-changes.ts";
 import { contentId } from "./object-store.ts";
 import { MAX_KEPT_FILE_BYTES } from "./folder-snapshot.ts";
@@ -63,7 +63,8 @@ async function restoreOne(change: FileChange, roots: readonly string[], areas: r
   const { path } = change;
   const left = (action: FileAction, reason: string): FileOutcome => ({ path, action, applied: false, reason });
   if (change.kind === "unkept") return left("unavailable", change.reason);
-  if (containingRoot(path, roots) === undefined) return left("unavailable", "outside the session's folders");
+  // A path the journal names is checked like a tool's: absolute, normalised, inside the roots, and (below) once links are followed.
+  if (!isAbsolute(path) || normalize(path) !== path || containingRoot(path, roots) === undefined) return left("unavailable", "outside the session's folders");
   const where = await locateConfined(path, areas);
   let target: string;
   if (change.after === null) {

@@ -479,6 +479,25 @@ function renderSession(ref) {
       if (next?.trim()) sendPrompt(`/name ${next.trim()}`);
     },
   });
+  // Going back: the files the agent changed and the conversation, as `/undo` and `/rewind N` do in any editor.
+  const undo = h("button", {
+    type: "button",
+    text: "Undo",
+    title: "Take the last prompt out of the conversation and put back the files the agent changed for it",
+    onclick: () => {
+      if (confirm("Undo the last prompt? Its answer leaves the conversation and the files the agent changed for it are put back (files you changed since are left as they are).")) goBack("/undo");
+    },
+  });
+  const rewindButton = h("button", {
+    type: "button",
+    text: "Rewind",
+    title: "Go back to before an earlier prompt: files and conversation",
+    onclick: async () => {
+      await sendPrompt("/rewind");
+      const n = prompt("Go back to before which prompt? (its number in the list above)");
+      if (n?.trim()) goBack(`/rewind ${n.trim()}`);
+    },
+  });
   const back = h("a", { href: "./", onclick: (e) => (e.preventDefault(), go("")), text: "← Sessions" });
   const form = h(
     "form",
@@ -496,7 +515,7 @@ function renderSession(ref) {
     h("span", { class: "inline buttons" }, send, steer, cancel),
   );
   main.replaceChildren(
-    h("nav", { class: "crumbs" }, back, rename),
+    h("nav", { class: "crumbs" }, back, rename, undo, rewindButton),
     title,
     cwd,
     usage,
@@ -884,6 +903,19 @@ function renderSession(ref) {
     }
   }
 
+  /** Runs `/undo` or `/rewind N`, then shows the conversation again as the agent now has it, with the command's answer. */
+  async function goBack(command) {
+    if (!view.rpc) return;
+    await sendPrompt(command);
+    const answer = [...log.querySelectorAll(".entry.agent .body")].at(-1)?.textContent ?? "";
+    if (!view.rpc || !/^(Undone|Rewound)/.test(answer)) return;
+    view.reloadNote = answer;
+    const rpc = view.rpc;
+    view.rpc = undefined;
+    rpc.close();
+    connect();
+  }
+
   function cancelTurn() {
     if (view.rpc && view.session) view.rpc.notify("session/cancel", { sessionId: view.session.id });
   }
@@ -1000,6 +1032,8 @@ function renderSession(ref) {
       input.disabled = send.disabled = false;
       setRunning(false);
       setStatus("connected");
+      if (view.reloadNote) note(view.reloadNote);
+      view.reloadNote = undefined;
       input.focus();
     } catch (error) {
       setStatus("");

@@ -11,6 +11,13 @@ export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refu
 
 export type ToolCallStatus = "pending" | "in_progress" | "completed" | "failed";
 
+/** One file a command changed: its kept content before and after (null: the file was absent). */
+export interface FileVersionChange {
+  path: string;
+  before: string | null;
+  after: string | null;
+}
+
 export type EngineEvent =
   /**
    * A message joined the conversation (user prompt, assistant reply, tool
@@ -62,6 +69,11 @@ export type EngineEvent =
   | { type: "usage"; used: number; size: number; cost?: number }
   /** Text from the agent itself rather than the model (notices, command output). */
   | { type: "notice"; text: string }
+  /**
+   * Files a command changed in the session's folders, found by snapshots taken around it: each file's content
+   * before and after as the id of a kept copy (null: absent); `unkept`: changed files no copy could be kept of.
+   */
+  | { type: "files_changed"; toolCallId: string; files: FileVersionChange[]; unkept?: Array<{ path: string; reason: string }> }
   /** Older history is being (or was) replaced by a summary. */
   | {
       type: "compaction";

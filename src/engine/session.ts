@@ -12,6 +12,7 @@ import { compactHistory, type CompactionBudget, type CompactionOutcome } from ".
 import type { EventSink, StopReason } from "./events.ts";
 import { SteeringInbox } from "./steering-inbox.ts";
 import type { ToolAuthorizer } from "./tool-call.ts";
+import type { CallStep } from "./call-steps.ts";
 import { RequestBudget } from "./request-budget.ts";
 import { subagentHost } from "./subagent.ts";
 import { runTurn, type TurnContext } from "./turn.ts";
@@ -27,6 +28,8 @@ export interface AgentSessionInit {
   history?: ModelMessage[];
   /** Automatic compaction; off when undefined. */
   compaction?: CompactionBudget;
+  /** Concerns acting around each tool call of every turn (see call-steps.ts). */
+  steps?: readonly CallStep[];
 }
 
 /** Thrown by `prompt` while another turn of the same session runs. */
@@ -46,6 +49,8 @@ export interface TurnOptions {
   settle?: () => Promise<void>;
   /** Told the tokens of each model call of the turn (a prompt's answer sums them). */
   onUsage?: (usage: Usage) => void;
+  /** The prompt's message id (the client's, or one the caller minted); a new one when absent. */
+  messageId?: string;
 }
 
 export interface SessionTotals extends Usage {
@@ -69,6 +74,7 @@ export class AgentSession {
   contextUsed = 0;
   /** Commands the model started in the background; they belong to the session, not to a turn. */
   readonly backgroundCommands: BackgroundCommands = new BackgroundCommands();
+  readonly #steps: readonly CallStep[];
   #turn?: AbortController;
   readonly #steering = new SteeringInbox();
 
@@ -82,6 +88,7 @@ export class AgentSession {
     this.maxTurnRequests = init.maxTurnRequests;
     this.history = init.history ?? [];
     if (init.compaction) this.compaction = init.compaction;
+    this.#steps = init.steps ?? [];
   }
 
   get running(): boolean {
@@ -131,6 +138,7 @@ export class AgentSession {
       steering: this.#steering,
       cacheKey: this.id,
       backgroundCommands: this.backgroundCommands,
+      steps: this.#steps,
       // A subagent's calls cost the session like the turn's own, but its context is not the session's.
       subagents: (toolCallId) =>
         subagentHost(context, toolCallId, (usage) => {
@@ -138,7 +146,18 @@ export class AgentSession {
           return this.#record(usage, false);
         }),
     };
-    return runTurn(context, { role: "user", content });
+    return runTurn(context, { role: "user", content }, options.messageId);
+  }
+
+  /**
+   * Puts `history` in place of the conversation (a rewind, read back from the
+   * journal). Refused while a turn runs: the turn would go on with the old one.
+   */
+  replaceHistory(history: readonly ModelMessage[]): void {
+    if (this.#turn) throw new SessionBusyError();
+    this.history.splice(0, this.history.length, ...history);
+    // Unknown until the next model call; 0 rather than the size of a conversation that is gone.
+    this.contextUsed = 0;
   }
 
   /**

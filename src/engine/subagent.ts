@@ -44,6 +44,7 @@ export function subagentHost(parent: TurnContext, parentToolCallId: string, reco
           // Same provider cache key as the parent's requests; its commands are the session's.
           ...(parent.cacheKey ? { cacheKey: parent.cacheKey } : {}),
           ...(parent.backgroundCommands ? { backgroundCommands: parent.backgroundCommands } : {}),
+          ...(parent.steps ? { steps: parent.steps } : {}),
         },
         { role: "user", content: [{ type: "text", text: request.prompt }] },
       );
@@ -64,6 +65,7 @@ function subagentSink(parent: EventSink, parentToolCallId: string): EventSink {
         return parent({ ...event, parentToolCallId });
       case "usage":
       case "notice":
+      case "files_changed":
         return parent(event);
       case "message": {
         // Each finished reply with text shows as the task call's progress (bounded), not as the parent's message.

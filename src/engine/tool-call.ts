@@ -10,6 +10,7 @@ import type { BackgroundCommandsView, PathFilter, SubagentHost, ToolAccess, Tool
 import { StreamRedactor, redact, redactSecrets } from "../runtime/secrets.ts";
 import type { SandboxSpec } from "../runtime/sandbox/sandbox-spec.ts";
 import type { EngineEvent, EventSink } from "./events.ts";
+import { aroundCall, type CallStep } from "./call-steps.ts";
 
 export interface AuthorizationRequest {
   toolCallId: string;
@@ -65,7 +66,16 @@ export function prepareCall(part: ToolCallPart, tools: readonly ToolDefinition[]
 /** Runs a prepared call to completion, emitting its status changes. Rethrows only aborts. */
 export async function executeCall(
   call: PreparedCall,
-  context: { workspace: Workspace; signal: AbortSignal; authorize?: ToolAuthorizer; emit: EventSink; backgroundCommands?: BackgroundCommandsView; subagents?: (toolCallId: string) => SubagentHost },
+  context: {
+    workspace: Workspace;
+    signal: AbortSignal;
+    authorize?: ToolAuthorizer;
+    emit: EventSink;
+    backgroundCommands?: BackgroundCommandsView;
+    subagents?: (toolCallId: string) => SubagentHost;
+    /** Concerns acting around the call once it is allowed (see call-steps.ts). */
+    steps?: readonly CallStep[];
+  },
 ): Promise<ToolResultMessage> {
   const { part, tool } = call;
   const { emit, signal, workspace } = context;
@@ -126,6 +136,7 @@ export async function executeCall(
   signal.throwIfAborted();
   await emit({ type: "tool_call_update", toolCallId: part.id, status: "in_progress" });
 
+  const after = await aroundCall(context.steps ?? [], { toolCallId: part.id, tool, input: call.input, workspace, signal, emit });
   let result: ToolResult;
   try {
     // The preview is what was approved: edits and writes check the file still matches it.
@@ -145,8 +156,10 @@ export async function executeCall(
     result = withoutSecrets(await tool.execute(call.input, toolContext));
   } catch (error) {
     await flushOutput();
+    await after();
     return await failure(error);
   }
+  await after();
   await flushOutput();
   const details = result.details;
   const exit =

@@ -10,6 +10,7 @@
 import type { ModelClient, ModelMessage, ThinkingLevel, ToolResultMessage, Usage, UserMessage } from "../models/types.ts";
 import type { BackgroundCommandsView, SubagentHost, ToolDefinition, Workspace } from "../tools/types.ts";
 import type { EventSink, StopReason } from "./events.ts";
+import type { CallStep } from "./call-steps.ts";
 import { newMessageId } from "./ids.ts";
 import { compactHistory, estimateTokens, type CompactionBudget } from "./compaction.ts";
 import { callModel } from "./model-call.ts";
@@ -41,6 +42,8 @@ export interface TurnContext {
   cacheKey?: string;
   /** The session's background commands. */
   backgroundCommands?: BackgroundCommandsView;
+  /** Concerns acting around each tool call (see call-steps.ts). */
+  steps?: readonly CallStep[];
   /** Runs the subagents of a `task` call (absent inside a subagent). */
   subagents?: (toolCallId: string) => SubagentHost;
 }
@@ -48,15 +51,15 @@ export interface TurnContext {
 /** Calls of a concurrent tool (`task`) in one step that run at the same time. */
 const MAX_CONCURRENT_CALLS = 4;
 
-export async function runTurn(context: TurnContext, prompt: UserMessage): Promise<StopReason> {
+export async function runTurn(context: TurnContext, prompt: UserMessage, promptId: string = newMessageId()): Promise<StopReason> {
   const { history, signal, emit } = context;
-  const append = async (message: ModelMessage) => {
+  const append = async (message: ModelMessage, messageId = newMessageId()) => {
     history.push(message);
-    await emit({ type: "message", message, messageId: newMessageId() });
+    await emit({ type: "message", message, messageId });
   };
   const before = history.length;
   try {
-    await append(prompt);
+    await append(prompt, promptId);
   } catch (error) {
     // Not recorded, so not in the conversation either: the next prompt must not meet a message the journal never got.
     history.length = before;
@@ -122,6 +125,7 @@ export async function runTurn(context: TurnContext, prompt: UserMessage): Promis
         ...(context.authorize ? { authorize: context.authorize } : {}),
         ...(context.backgroundCommands ? { backgroundCommands: context.backgroundCommands } : {}),
         ...(context.subagents ? { subagents: context.subagents } : {}),
+        ...(context.steps ? { steps: context.steps } : {}),
       });
     for (let index = 0; index < prepared.length; ) {
       // A run of calls to a concurrent tool runs at once (bounded); any other call runs alone, in order.

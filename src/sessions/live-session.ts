@@ -374,6 +374,12 @@ export class LiveSession {
     return await this.#stoppedWith(this.#current("compact"), this.#agent.compact(emit, instructions));
   }
 
+  /** Puts the conversation read back after a rewind in place of the current one, within the current claim. */
+  replaceHistory(history: readonly ModelMessage[]): void {
+    this.#current("replaceHistory");
+    this.#agent.replaceHistory(history);
+  }
+
   #current(what: string): TurnClaim {
     const claim = this.#turn.holder;
     if (claim === undefined) throw new Error(`${what} outside a claimed turn`);

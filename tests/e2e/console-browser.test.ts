@@ -331,4 +331,15 @@ describe.each(RUNTIMES)("the console in Chromium against serve on %s", (runtime)
     expect(await a.locator('[data-tool-call="q4"]').textContent()).toContain("The user declined to answer the question.");
     expect(await a.locator("dialog[open]").count()).toBe(0);
   }, 60_000);
+
+  test("Undo asks first, then shows the conversation as the agent now has it: the last prompt and its answer are gone", async () => {
+    a.once("dialog", (dialog) => void dialog.accept());
+    await a.getByRole("button", { name: "Undo" }).click();
+    await a.locator("p.note", { hasText: "Undone:" }).waitFor();
+    await a.locator("#status", { hasText: "connected" }).waitFor();
+    expect(await a.locator(".entry.agent", { hasText: "asked everything" }).count()).toBe(0);
+    expect(await a.locator(".entry.user", { hasText: "ask me things" }).count()).toBe(0);
+    await shot(a, `undo${suffix}`);
+  }, 60_000);
 });
+

@@ -70,7 +70,7 @@ for (const runtime of RUNTIMES) {
       const { commands } = latestCommands(client, sessionId);
       const byName = new Map(commands.map((c) => [c.name, c]));
       expect(commands.map((c) => c.name)).toEqual([
-        "compact", "name", "session", "help",
+        "compact", "name", "session", "help", "undo", "rewind",
         "deploy-checklist", "frontend:component", "pdf-tools", "release-notes", "review", "standup",
       ]);
       expect(byName.get("frontend:component")).toMatchObject({ description: "Create a React component", input: { hint: "[name] [props]" } });

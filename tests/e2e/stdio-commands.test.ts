@@ -57,7 +57,7 @@ describe.each(RUNTIMES)("commands and compaction on %s", (runtime) => {
       await waitFor(() => agent.client.updates(sessionId).some((u) => u.sessionUpdate === "available_commands_update"), 5000, "commands");
       const commands = agent.client.updates(sessionId).find((u) => u.sessionUpdate === "available_commands_update");
       const names = commands?.sessionUpdate === "available_commands_update" ? commands.availableCommands.map((c) => c.name) : [];
-      expect(names).toEqual(["compact", "name", "session", "help", "review", "team:deploy"]);
+      expect(names).toEqual(["compact", "name", "session", "help", "undo", "rewind", "review", "team:deploy"]);
 
       const calls = server.requests.length;
       await agent.prompt(sessionId, "/help");

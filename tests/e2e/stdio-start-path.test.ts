@@ -57,12 +57,12 @@ const SESSION_AND_FIRST_PROMPT: AllowList = {
     "npm:@ai-sdk/anthropic", "npm:@ai-sdk/provider", "npm:@ai-sdk/provider-utils", "npm:eventsource-parser",
   ],
   "src/acp/client/": ["ask-user", "bounded-client-request", "client-background", "client-turn", "client-workspace", "question-form", "terminal-new-text"],
-  "src/acp/handlers/": ["auth", "config-options", "prompt", "session-archive", "session-config", "session-handlers", "session-lifecycle", "session-rename", "session-stored", "steering"],
-  "src/acp/params/": ["image-data", "own-params", "prompt-content", "steering-params"],
+  "src/acp/handlers/": ["auth", "config-options", "prompt", "session-archive", "session-config", "session-handlers", "session-lifecycle", "session-rename", "session-stored", "steering", "rewind"],
+  "src/acp/params/": ["image-data", "own-params", "prompt-content", "prompt-params", "steering-params"],
   "src/acp/permissions/": ["ask-client", "authorizer"],
   "src/acp/updates/": ["prepared-update", "projection", "session-announce", "session-client", "session-replay", "turn-usage"],
   "src/config/": ["user-folders"],
-  "src/engine/": ["compaction", "context-files", "ids", "model-call", "request-budget", "session", "steering-inbox", "subagent", "system-prompt", "tool-call", "tool-specs", "turn"],
+  "src/engine/": ["call-steps", "compaction", "context-files", "ids", "model-call", "request-budget", "session", "steering-inbox", "subagent", "system-prompt", "tool-call", "tool-specs", "turn"],
   "src/models/": ["ai-sdk-errors", "ai-sdk-events", "ai-sdk-messages", "ai-sdk-model-cache", "ai-sdk-rehearsal", "ai-sdk-retry", "ai-sdk", "cost", "network-failure", "thinking-options"],
   "src/permissions/": ["command-confinement", "command-line", "command-match", "fetch-policy", "grants", "policy", "rules", "shell-lexer", "walk-filter"],
   "src/runtime/": ["abort-reason", "deadline-signal", "either-signal", "plain-text"],
@@ -75,7 +75,8 @@ const SESSION_AND_FIRST_PROMPT: AllowList = {
     "session-sandbox", "session-settings", "session-status", "session-system-prompt", "session-tools",
   ],
   "src/sessions/commands/": ["builtin-commands", "command-invocation", "slash-arguments", "slash-commands"],
-  "src/sessions/journal/": ["session-entry-check", "session-entry-schemas", "session-recorder", "session-restore"],
+  "src/sessions/checkpoints/": ["command-checkpoints"],
+  "src/sessions/journal/": ["rewound-entries", "session-entry-check", "session-entry-schemas", "session-recorder", "session-restore"],
   "src/sessions/lifecycle/": ["archive-session", "delete-session", "join-session", "open-session", "rename-session", "revive-session", "start-session"],
   "src/sessions/setup/": [
     "agent-files", "file-references", "frontmatter", "linked-resource", "prompt-templates", "session-setup", "setup-file", "setup-places",
@@ -89,7 +90,7 @@ const SESSION_AND_FIRST_PROMPT: AllowList = {
   "src/tools/mcp/": ["config", "connection", "connections", "failures", "names", "result", "tool-adapter", "transports"],
   "src/tools/search/": ["file-walker", "find", "gitignore-pattern", "gitignore", "glob-regex", "grep", "linear-regex", "search-engines", "time-slice", "withheld-note"],
   "src/tools/shell/": ["background-commands", "background-report", "bash-output", "bash-stop", "bash", "local-background", "local-exec", "output-buffer", "unread-output"],
-  "src/tools/web/": ["fetch"],
+  "src/tools/web/": ["fetch", "untrusted-marker"],
 };
 
 /**

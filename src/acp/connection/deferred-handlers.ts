@@ -31,11 +31,15 @@ export const DEFERRED_REQUESTS: readonly { method: string; params?: "own" }[] = 
   { method: "session/archive", params: "own" },
   { method: "session/unarchive", params: "own" },
   { method: "session/status", params: "own" },
-  { method: methods.agent.session.prompt },
+  // Its own parser keeps the client's `messageId`, which the SDK's stable schema would drop (params/prompt-params.ts).
+  { method: methods.agent.session.prompt, params: "own" },
   { method: methods.agent.session.setMode },
   { method: methods.agent.session.setConfigOption },
   // The steering extension (handlers/steering.ts); the SDK has no schema for it.
   { method: "_session/steering", params: "own" },
+  // The JetBrains AIR rewind extension (handlers/rewind.ts).
+  { method: "_session/rewind", params: "own" },
+  { method: "_session/rewind_files", params: "own" },
 ];
 
 /** Notifications whose handlers load on demand. */

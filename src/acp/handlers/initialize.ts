@@ -42,8 +42,8 @@ export function registerInitialize(app: HandlerApp, services: AgentServices, sta
       },
       authMethods: authMethodsFor(services, state.clientCapabilities),
       agentInfo: { name: "acp-edge", title: "acp-edge", version: PACKAGE_VERSION },
-      // `_session/steering`, advertised where claude-agent-acp and codex-acp advertise it.
-      _meta: { steering: { supported: true } },
+      // `_session/steering`, advertised where claude-agent-acp and codex-acp advertise it; the AIR extension's rewind.
+      _meta: { steering: { supported: true }, jetbrains: { air: { version: 1, capabilities: ["sessionRewind", "sessionRewindFiles"] } } },
     };
     return answer;
   });

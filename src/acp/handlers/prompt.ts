@@ -24,6 +24,7 @@ import { methods, type ContentBlock, type PromptResponse } from "../sdk.ts";
 import { attachedSession } from "./session-access.ts";
 import { cancelledSince } from "../connection/cancel-in-order.ts";
 import { turnUsage } from "../updates/turn-usage.ts";
+import { parsePromptParams } from "../params/prompt-params.ts";
 
 /** The first text block of a prompt without attachments, which may be a slash command. */
 function slashText(prompt: readonly ContentBlock[]): string | undefined {
@@ -46,7 +47,7 @@ function failure(error: unknown, sessionId: string): unknown {
 
 /** Registers `session/prompt` and `session/cancel`. */
 export function registerPrompt(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
-  app.onRequest(methods.agent.session.prompt, async ({ params, client, signal, requestId }): Promise<PromptResponse> => {
+  app.onRequest(methods.agent.session.prompt, parsePromptParams, async ({ params, client, signal, requestId }): Promise<PromptResponse> => {
     const live = attachedSession(services, state, params.sessionId);
     // Checked and sized before it may wait or run: a message over its budget is refused with nothing read.
     const plan = await planPrompt(params.prompt, live.agent.workspace, promptBudget(live.agent.model.info.contextWindow));
@@ -57,6 +58,8 @@ export function registerPrompt(app: HandlerApp, services: AgentServices, state: 
     // The request's own cancellation, or the end of this client's input.
     const cancelled = eitherSignal(signal, state.inputEnded);
     const usage = turnUsage();
+    // The id the prompt's user message got (the client's own, or the agent's): answered so a client can rewind to it.
+    let userMessageId: string | undefined;
     try {
       const stopReason = await promptSession(services, live, {
         clientId: state.id,
@@ -66,8 +69,10 @@ export function registerPrompt(app: HandlerApp, services: AgentServices, state: 
         signal: cancelled.signal,
         size: () => plan.bytes,
         turn: { ...clientTurnOptions(live, client, state), onUsage: usage.add },
+        ...(params.messageId === undefined ? {} : { messageId: params.messageId }),
+        joined: (id) => void (userMessageId = id),
       });
-      return { stopReason, ...usage.answer() };
+      return { stopReason, ...usage.answer(), ...(userMessageId === undefined ? {} : { userMessageId }) };
     } catch (error) {
       throw failure(error, params.sessionId);
     } finally {

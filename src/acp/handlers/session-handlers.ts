@@ -14,6 +14,7 @@ import { registerSessionLifecycle } from "./session-lifecycle.ts";
 import { registerStoredSessions } from "./session-stored.ts";
 import { registerSessionTitle } from "./session-rename.ts";
 import { registerSteering } from "./steering.ts";
+import { registerRewind } from "./rewind.ts";
 import type { HandlerApp } from "../connection/protocol-handlers.ts";
 
 /** Registers `authenticate`, `logout`, every `session/*` method and `_session/steering` on `app`. */
@@ -23,6 +24,7 @@ export function registerSessionHandlers(app: HandlerApp, services: AgentServices
   registerStoredSessions(app, services, state);
   registerPrompt(app, services, state);
   registerSteering(app, services, state);
+  registerRewind(app, services, state);
   registerSessionConfig(app, services, state);
   registerSessionTitle(app, services, state);
   registerSessionArchive(app, services, state);

@@ -12,7 +12,8 @@ import type { ContentBlock } from "../sdk.ts";
 
 const optionalText = v.nullish(v.string());
 
-const ContentBlockSchema = v.variant("type", [
+/** A content block, checked as the SDK checks `session/prompt`'s (fields it does not know are dropped). */
+export const ContentBlockSchema = v.variant("type", [
   v.object({ type: v.literal("text"), text: v.string() }),
   v.object({ type: v.literal("image"), data: v.string(), mimeType: v.string(), uri: optionalText }),
   v.object({ type: v.literal("audio"), data: v.string(), mimeType: v.string() }),

@@ -9,13 +9,16 @@ import type { StoredEntry } from "../../store/types.ts";
 import type { PlanEntry } from "../../tools/types.ts";
 import type { SessionEntry } from "../../sessions/journal/session-entries.ts";
 import { intactEntries } from "../../sessions/journal/session-entry-check.ts";
+import { rewoundPositions } from "../../sessions/journal/rewound-entries.ts";
 import { INTERRUPTED } from "../../sessions/journal/session-restore.ts";
 import { bounded, diffContent, partContent, toLocation, toolResultFields, userMessageChunks, withParent } from "./projection.ts";
 import type { SessionUpdate } from "../sdk.ts";
 
 /** The updates that show a stored conversation again, in order, ending with the plan, title and usage. */
 export function replayUpdates(stored: readonly StoredEntry[]): SessionUpdate[] {
-  const entries = intactEntries(stored);
+  // What a rewind took out is not shown again.
+  const removed = rewoundPositions(stored);
+  const entries = intactEntries(removed.size === 0 ? stored : stored.filter((_, position) => !removed.has(position)));
   const results = new Map<string, Extract<SessionEntry, { type: "tool_result" }>>();
   for (const entry of entries) if (entry.type === "tool_result") results.set(entry.toolCallId, entry);
 

@@ -79,6 +79,17 @@ const BUILTINS: Record<string, Builtin> = {
     return await say(context, `Commands:\n${lines.join("\n")}`);
   },
 
+  async undo(_args, context) {
+    // Loaded on first use: most sessions never rewind.
+    const { undoCommand } = await import("../rewind/rewind-commands.ts");
+    return await say(context, await undoCommand(context.services, context.live));
+  },
+
+  async rewind(args, context) {
+    const { rewindCommand } = await import("../rewind/rewind-commands.ts");
+    return await say(context, await rewindCommand(context.services, context.live, args));
+  },
+
   async compact(args, context) {
     try {
       const outcome = await context.live.compact(context.emit, args.trim() || undefined);

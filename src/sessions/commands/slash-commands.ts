@@ -30,6 +30,8 @@ export const BUILTIN_COMMANDS: SlashCommand[] = [
   { name: "name", description: "Rename this session", input: { hint: "new title" } },
   { name: "session", description: "Show this session's messages, tokens, cost and file" },
   { name: "help", description: "List the available commands" },
+  { name: "undo", description: "Take the last prompt and everything after it out of the conversation" },
+  { name: "rewind", description: "List the prompts to go back to; /rewind N goes back to before prompt N", input: { hint: "prompt number" } },
 ];
 
 const BUILTIN_NAMES = new Set(BUILTIN_COMMANDS.map((c) => c.name));

@@ -121,6 +121,14 @@ export const ENTRY_SCHEMAS = {
     keptFrom: v.pipe(v.number(), v.integer(), v.minValue(0)),
     tokensBefore: Count,
   }),
+  rewound: v.looseObject({ type: v.literal("rewound"), messageId: v.string(), from: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
+  command_files: v.looseObject({
+    type: v.literal("command_files"),
+    toolCallId: v.string(),
+    files: v.array(v.looseObject({ path: v.string(), before: v.nullable(v.string()), after: v.nullable(v.string()) })),
+    unkept: v.optional(v.array(v.looseObject({ path: v.string(), reason: v.string() }))),
+  }),
+  files_rewound: v.looseObject({ type: v.literal("files_rewound"), messageId: v.string(), from: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
   retracted: v.looseObject({ type: v.literal("retracted"), messages: v.pipe(v.number(), v.integer(), v.minValue(1)) }),
   usage: v.looseObject({
     type: v.literal("usage"),
@@ -147,6 +155,9 @@ export type SchemasMatchEntries = [
   Assignable<Out<"compaction">, EntryOf<"compaction">>,
   Assignable<Out<"usage">, EntryOf<"usage">>,
   Assignable<Out<"retracted">, EntryOf<"retracted">>,
+  Assignable<Out<"rewound">, EntryOf<"rewound">>,
+  Assignable<Out<"files_rewound">, EntryOf<"files_rewound">>,
+  Assignable<Out<"command_files">, EntryOf<"command_files">>,
   Assignable<Out<"title">, EntryOf<"title">>,
   Assignable<EntryOf<"config">, Out<"config">>,
 ];

@@ -25,13 +25,30 @@ export class SessionRecorder {
   #messages: number;
   /** Places of `message` entries taken back (`retracted`): they are in the file but not in the conversation. */
   readonly #retracted: Set<number>;
+  /** Ids of every `message` entry written (a client's id for a new message must be none of them). */
+  readonly #ids: Set<string>;
   /** A synced write not awaited yet (see `writeAhead`); the next write or `settle` awaits it and reports its failure. */
   #ahead: Promise<void> | undefined;
 
-  constructor(journal: SessionJournal, messagesSoFar = 0, retracted: readonly number[] = []) {
+  constructor(journal: SessionJournal, messagesSoFar = 0, retracted: readonly number[] = [], messageIds: readonly string[] = []) {
     this.#journal = journal;
     this.#messages = messagesSoFar;
     this.#retracted = new Set(retracted);
+    this.#ids = new Set(messageIds);
+  }
+
+  /** Whether a message with this id was ever recorded in the session (a rewound one included). */
+  hasMessage(messageId: string): boolean {
+    return this.#ids.has(messageId);
+  }
+
+  /**
+   * Records a rewind to before the `from`-th message entry (`messageId`): it
+   * and every message after it leave the conversation; fsynced.
+   */
+  async rewound(from: number, messageId: string): Promise<void> {
+    for (let at = from; at < this.#messages; at++) this.#retracted.add(at);
+    await this.write({ type: "rewound", messageId, from }, true);
   }
 
   /** The place of the first of the last `kept` messages of the conversation, skipping those taken back. */
@@ -104,6 +121,7 @@ export class SessionRecorder {
     switch (event.type) {
       case "message":
         this.#messages += 1;
+        this.#ids.add(event.messageId);
         if (event.message.role === "user") return await this.writeBeforeAsking({ type: "message", messageId: event.messageId, message: event.message });
         return await this.write({ type: "message", messageId: event.messageId, message: event.message }, true);
       case "tool_call":
@@ -131,6 +149,8 @@ export class SessionRecorder {
         });
       case "plan":
         return await this.write({ type: "plan", entries: event.entries });
+      case "files_changed":
+        return await this.write({ type: "command_files", toolCallId: event.toolCallId, files: event.files, ...(event.unkept ? { unkept: event.unkept } : {}) }, true);
       case "retracted":
         // The messages stay in the file (and in the count compaction entries index into); this entry voids them.
         for (let at = Math.max(0, this.#messages - event.messages); at < this.#messages; at++) this.#retracted.add(at);

@@ -11,6 +11,7 @@ import type { StoredEntry } from "../../store/types.ts";
 import type { Grant } from "../../permissions/grants.ts";
 import type { SessionEntry } from "./session-entries.ts";
 import { checkEntry } from "./session-entry-check.ts";
+import { rewoundPositions } from "./rewound-entries.ts";
 
 /** The result a tool call gets when the agent stopped before it completed. */
 export const INTERRUPTED = "Not finished: the agent stopped before this tool call completed.";
@@ -21,8 +22,10 @@ export interface RestoredState {
   history: ModelMessage[];
   /** Every `message` entry in the journal. */
   messageCount: number;
-  /** Places (among the `message` entries) of messages a `retracted` entry took back. */
+  /** Places (among the `message` entries) of messages a `retracted` or `rewound` entry took back. */
   retracted: number[];
+  /** The ids of every `message` entry in the journal (a client's id for a new message must be none of them). */
+  messageIds: string[];
   mode?: ApprovalMode;
   model?: string;
   thinking?: ThinkingLevel;
@@ -46,9 +49,20 @@ export function asEntries(entries: readonly StoredEntry[]): SessionEntry[] {
 export function restoreState(stored: readonly StoredEntry[]): RestoredState {
   // A damaged message keeps its place (undefined) so compaction's message index still lines up.
   const all: Array<ModelMessage | undefined> = [];
-  const state: RestoredState = { history: [], messageCount: 0, retracted: [], grants: [], notices: [] };
-  let compaction: { summary: string; keptFrom: number } | undefined;
+  const state: RestoredState = { history: [], messageCount: 0, retracted: [], messageIds: [], grants: [], notices: [] };
+  // Every compaction still in force, newest last: a rewind to before what one summarised falls back to the one before.
+  const compactions: Array<{ summary: string; keptFrom: number }> = [];
+  const removed = rewoundPositions(stored);
   for (const [index, raw] of stored.entries()) {
+    if (raw.type === "message" && typeof raw.messageId === "string") state.messageIds.push(raw.messageId);
+    if (removed.has(index)) {
+      // Rewound: as if never written, but a message keeps its place so compaction indexes still line up.
+      if (raw.type === "message") {
+        state.retracted.push(all.length);
+        all.push(undefined);
+      }
+      continue;
+    }
     const checked = checkEntry(raw, index + 1);
     state.notices.push(...checked.notices);
     if (checked.damagedMessage) all.push(undefined);
@@ -85,11 +99,16 @@ export function restoreState(stored: readonly StoredEntry[]): RestoredState {
         }
         break;
       case "compaction":
-        compaction = { summary: entry.summary, keptFrom: entry.keptFrom };
+        compactions.push({ summary: entry.summary, keptFrom: entry.keptFrom });
+        break;
+      case "rewound":
+        // A summary of messages the rewind took out would bring them back: drop it.
+        while ((compactions.at(-1)?.keptFrom ?? 0) > entry.from) compactions.pop();
         break;
     }
   }
   state.messageCount = all.length;
+  const compaction = compactions.at(-1);
   const intact = (messages: Array<ModelMessage | undefined>) => messages.filter((m): m is ModelMessage => m !== undefined);
   const kept = compaction ? [summaryMessage(compaction.summary), ...intact(all.slice(compaction.keptFrom))] : intact(all);
   state.history = closeDanglingToolCalls(kept);

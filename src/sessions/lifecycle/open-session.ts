@@ -15,7 +15,7 @@ import { contextPlaces } from "../../engine/context-files.ts";
 import { AgentSession } from "../../engine/session.ts";
 import type { ModelRegistry } from "../../models/registry.ts";
 import type { ModelClient } from "../../models/types.ts";
-import { isAbsolute } from "../../runtime/files/path.ts";
+import { isAbsolute, join } from "../../runtime/files/path.ts";
 import { statOrUndefined } from "../../runtime/files/fs.ts";
 import type { SessionJournal } from "../../store/types.ts";
 import { builtinTools } from "../../tools/builtin.ts";
@@ -26,6 +26,7 @@ import { sessionSystemPrompt } from "../session-system-prompt.ts";
 import { sessionTools } from "../session-tools.ts";
 import { setupPlaces, userInstructionFolders } from "../setup/setup-places.ts";
 import type { AgentServices } from "../services.ts";
+import { CHECKPOINT_FOLDER, commandCheckpoints } from "../checkpoints/command-checkpoints.ts";
 import { SessionRecorder } from "../journal/session-recorder.ts";
 import type { RestoredState } from "../journal/session-restore.ts";
 import { LiveSession } from "../live-session.ts";
@@ -128,6 +129,8 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     maxTurnRequests: settings.maxTurnRequests ?? DEFAULT_MAX_TURN_REQUESTS,
     compaction: compactionBudget(model.info.contextWindow, settings.compaction ?? {}),
     ...(restored ? { history: restored.history } : {}),
+    // Files a command changes are snapshotted around it, so a rewind can put them back.
+    steps: [commandCheckpoints(async () => join(await services.store.outputDirectory(id), CHECKPOINT_FOLDER))],
   });
   if (restored?.usage) {
     Object.assign(agent.totals, {
@@ -152,7 +155,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     mode,
     sandbox,
     grants: restored?.grants ?? [],
-    recorder: new SessionRecorder(journal, restored?.messageCount ?? 0, restored?.retracted ?? []),
+    recorder: new SessionRecorder(journal, restored?.messageCount ?? 0, restored?.retracted ?? [], restored?.messageIds ?? []),
     templates: setup.templates,
     skills: setup.skills,
     agents: setup.agents,

@@ -24,6 +24,8 @@ import type { ClaimedTurn } from "../live-session.ts";
 import type { AgentServices } from "../services.ts";
 import { parseSlashCommand } from "../commands/slash-arguments.ts";
 import { promptBudget } from "./prompt-budget.ts";
+import { newMessageId } from "../../engine/ids.ts";
+import { SessionError } from "../session-error.ts";
 
 /** What the client asks for, in the terms of this layer. */
 export interface PromptRequest {
@@ -47,6 +49,10 @@ export interface PromptRequest {
   echoToSender?: boolean;
   /** Called once the turn is this prompt's, before anything of it is shown; awaited. */
   starting?(): Promise<void> | void;
+  /** The id the prompt's user message is recorded under (the client's own, checked to be new to the session); minted when absent. */
+  messageId?: string;
+  /** Told the id the prompt's user message got, once it joins the conversation (a built-in command has none). */
+  joined?(messageId: string): void;
 }
 
 /** Runs one prompt, after the prompts queued before it; `cancelled` when it is dropped from the queue. */
@@ -84,6 +90,10 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
       return "end_turn";
     }
   }
+  // A client's id names one message of the session: one already used would make a rewind point ambiguous.
+  if (request.messageId !== undefined && live.recorder.hasMessage(request.messageId)) {
+    throw new SessionError("invalid_params", "messageId: the session already has a message with this id", { field: "messageId" });
+  }
   await Promise.all([setupChecked, refreshTools(live), refreshContext(live)]);
   const content = await request.readPrompt(invocation?.text);
   // Files the command embeds follow its text (which `readPrompt` put first), before the prompt's own attachments.
@@ -101,6 +111,8 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
     // Durable before the turn is answered, not before the model is asked (see SessionRecorder).
     if (title) await setTitle(live, title, { ahead: true });
   }
+  const messageId = request.messageId ?? newMessageId();
+  request.joined?.(messageId);
   // The prompt and title written ahead are durable before the turn ends and is answered; stopping the claim stops it.
-  return await live.runTurn(content, emit, request.turn);
+  return await live.runTurn(content, emit, { ...request.turn, messageId });
 }

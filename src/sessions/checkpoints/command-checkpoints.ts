@@ -1,0 +1,28 @@
+/**
+ * The checkpoint step around commands (`bash`, and any other tool that runs
+ * one): the session's folders are snapshotted right before the command and
+ * right after it, and the files it created, changed or deleted are recorded
+ * with ids of kept copies of their content before and after, so a file
+ * rewind can put them back. A change no copy could be kept of is recorded as
+ * such and the user is told.
+ * @module
+ */
+import type { CallStep, StepCall } from "../../engine/call-steps.ts";
+
+/** Where a session's copies are kept (its private folder, made on first use). */
+export type CheckpointFolder = () => Promise<string>;
+
+/** The sub-folder of a session's private folder that holds its checkpoint store. */
+export const CHECKPOINT_FOLDER = "checkpoints";
+
+/** The step for one session; `folder` is its checkpoint store's folder. The snapshot code loads with the first command. */
+export function commandCheckpoints(folder: CheckpointFolder): CallStep {
+  let step: Promise<CallStep> | undefined;
+  return {
+    async before(call: StepCall) {
+      if (call.tool.kind !== "execute") return undefined;
+      step ??= import("./command-snapshots.ts").then((m) => m.snapshotStep(folder));
+      return await (await step).before(call);
+    },
+  };
+}

@@ -157,6 +157,34 @@ describe.each(RUNTIMES)("the sandbox on %s", (runtime) => {
     }
   }, 60_000);
 
+  test("a Unix-domain socket outside (a container daemon's, a session bus, an SSH agent) cannot be reached; pipes between a command's own processes still work", async () => {
+    const answers = answering("allow_once");
+    const received: string[] = [];
+    const service = createServer((socket) => {
+      socket.on("data", (data) => received.push(String(data)));
+      socket.end("SERVICE-REPLY\n");
+    });
+    const socketPath = join(mkdtempSync(join(tmpdir(), "acp-edge-service-")), "service.sock");
+    await new Promise<void>((resolve) => service.listen(socketPath, resolve));
+    const reach = `"${NODE}" -e "const c = require('net').connect('${socketPath}'); c.on('connect', () => c.write('run: id')); c.on('data', (d) => console.log('GOT ' + d)); c.on('error', (e) => console.log('no connection: ' + e.code))"`;
+    const pipes = `"${NODE}" -e "console.log('child says ' + require('child_process').execSync('echo hello').toString().trim())"`;
+    const script = [bash("unix", reach), bash("pipes", pipes), done];
+    const s = await startConfined(runtime, { script, args: ["--approval-mode", "auto"], ...answers });
+    try {
+      expect((await s.prompt("go")).stopReason).toBe("end_turn");
+      const updates = s.updates();
+      expect(answers.requests).toHaveLength(0);
+      expect(toolText(updates, "unix")).toContain("no connection: EACCES");
+      expect(toolText(updates, "unix")).not.toContain("SERVICE-REPLY");
+      expect(received).toEqual([]);
+      expect(toolText(updates, "pipes")).toContain("child says hello");
+    } finally {
+      s.close();
+      service.close();
+      rmSync(join(socketPath, ".."), { recursive: true, force: true });
+    }
+  }, 60_000);
+
   test("a background command is confined the same way, shows as sandboxed and ends with the agent, even killed", async () => {
     const listener = await listen();
     const marker = `SANDBOX_TEST_MARK=${crypto.randomUUID()}`;
@@ -216,7 +244,10 @@ describe.each(RUNTIMES)("the sandbox on %s", (runtime) => {
       expect((await s.prompt("go")).stopReason).toBe("end_turn");
       expect(terminals.created).toHaveLength(2);
       for (const created of terminals.created) {
-        expect(created.command).toEndWith("/bwrap");
+        // A shell opens the socket filter for bubblewrap, which confines the shell the command runs in.
+        expect(created.command).toBe("/bin/sh");
+        expect(created.args.find((arg) => arg.endsWith("/bwrap"))).toBeDefined();
+        expect(created.args).toContain("--seccomp");
         expect(created.args).toContain("--unshare-net");
       }
       expect(toolText(s.updates(), "fg")).toContain("fg-done");

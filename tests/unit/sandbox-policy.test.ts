@@ -9,14 +9,15 @@
  * writable folders.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { evaluatePolicy } from "../../src/permissions/policy.ts";
 import type { Grant } from "../../src/permissions/grants.ts";
 import { mergeProjectSettings } from "../../src/config/settings.ts";
 import { APPROVAL_MODES, type PermissionRule } from "../../src/config/settings-schema.ts";
-import { bwrapArguments } from "../../src/runtime/sandbox/bwrap-arguments.ts";
+import { bwrapArguments, FILTER_OPENER } from "../../src/runtime/sandbox/bwrap-arguments.ts";
+import { unixSocketFilter } from "../../src/runtime/sandbox/socket-filter.ts";
 import { sandboxBlock } from "../../src/runtime/sandbox/sandbox-failure.ts";
 import { sandboxNotices, sessionSandbox } from "../../src/sessions/session-sandbox.ts";
 
@@ -149,7 +150,12 @@ describe("the bubblewrap command line", () => {
       hidden: [join(home, ".ssh"), join(home, "auth.json"), join(home, ".aws")],
     });
     const at = (value: string) => args.indexOf(value);
-    expect(args.slice(0, 4)).toEqual(["/usr/bin/bwrap", "--ro-bind", "/", "/"]);
+    // The shell in front opens the socket filter as descriptor 3 for bubblewrap's --seccomp 3.
+    expect(args.slice(0, 3)).toEqual(["/bin/sh", "-c", FILTER_OPENER]);
+    expect(readFileSync(args[3]!)).toEqual(Buffer.from(unixSocketFilter()));
+    expect(args.slice(4, 8)).toEqual(["/usr/bin/bwrap", "--ro-bind", "/", "/"]);
+    expect(args.slice(at("--seccomp") - 3, at("--seccomp") + 2)).toEqual(["--ro-bind", dirname(args[3]!), dirname(args[3]!), "--seccomp", "3"]);
+    expect(at("--seccomp")).toBeGreaterThan(at("--tmpfs"));
     expect(args).toContain("--unshare-net");
     expect(args.at(-1)).toBe("--");
     expect(args.join(" ")).toContain(`--bind ${home} ${home}`);

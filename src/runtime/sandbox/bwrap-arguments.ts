@@ -6,12 +6,14 @@
  * process ids (nothing outside is visible or reachable), a user namespace
  * of its own with every capability dropped (a command the agent runs as
  * root keeps none: no remounting, no kernel modules) and no nested user
- * namespaces where bubblewrap can forbid them, and an end tied to the
- * agent's child (`--die-with-parent`).
+ * namespaces where bubblewrap can forbid them, no Unix-domain sockets (a
+ * seccomp filter: socket-filter.ts), and an end tied to the agent's child
+ * (`--die-with-parent`).
  * @module
  */
 import fs from "node:fs";
 import type { SandboxSpec } from "./sandbox-spec.ts";
+import { socketFilterFile } from "./socket-filter-file.ts";
 
 /** Options every confined command gets; the probe runs with the same ones. */
 export const CONFINEMENT = [
@@ -30,9 +32,17 @@ export const CONFINEMENT = [
 /** Forbids user namespaces inside the sandbox (bubblewrap 0.8 and later; older ones run without it). */
 export const NO_NESTED_USER_NAMESPACES = "--disable-userns";
 
-/** `[program, ...options, "--"]`: put the command after it. */
+/**
+ * A shell in front of bubblewrap that opens the socket filter as descriptor 3 for `--seccomp 3`:
+ * `sh -c FILTER_OPENER <filter file> <bwrap> <options…>`. One command line for every way a command
+ * runs, the editor's terminal included, which can pass no descriptor of its own.
+ */
+export const FILTER_OPENER = 'exec 3<"$0" || exit 126; exec "$@"';
+
+/** `[shell, …, program, ...options, "--"]`: put the command after it. */
 export async function bwrapArguments(spec: SandboxSpec): Promise<string[]> {
-  const args: string[] = [spec.program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  const filter = await socketFilterFile();
+  const args: string[] = ["/bin/sh", "-c", FILTER_OPENER, filter.file, spec.program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   for (const folder of spec.writable) {
     const real = await existingRealPath(folder);
     if (real) args.push("--bind", real, real);
@@ -46,6 +56,8 @@ export async function bwrapArguments(spec: SandboxSpec): Promise<string[]> {
     if (info.isDirectory()) args.push("--tmpfs", real, "--remount-ro", real);
     else args.push("--ro-bind", "/dev/null", real);
   }
+  // Read-only inside even where the temp dir is writable: no command changes the filter the next one gets.
+  args.push("--ro-bind", filter.folder, filter.folder, "--seccomp", "3");
   args.push(...CONFINEMENT, ...spec.extraOptions, "--");
   return args;
 }

@@ -9,7 +9,8 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import process from "node:process";
-import { CONFINEMENT, NO_NESTED_USER_NAMESPACES } from "./bwrap-arguments.ts";
+import { CONFINEMENT, FILTER_OPENER, NO_NESTED_USER_NAMESPACES } from "./bwrap-arguments.ts";
+import { socketFilterFile } from "./socket-filter-file.ts";
 
 /** The confining program, or what is missing for one (a sentence for the user). */
 export type SandboxAvailability = { available: true; program: string; extraOptions: readonly string[] } | { available: false; missing: string };
@@ -39,10 +40,13 @@ async function probe(): Promise<SandboxAvailability> {
 }
 
 /** Undefined when an empty command ran confined; else the first line bubblewrap printed. */
-function runProbe(program: string, extraOptions: readonly string[]): Promise<string | undefined> {
-  return new Promise((resolve) => {
+async function runProbe(program: string, extraOptions: readonly string[]): Promise<string | undefined> {
+  // With the socket filter, as every command gets it: a kernel without seccomp has no sandbox to offer.
+  const filter = await socketFilterFile();
+  return await new Promise((resolve) => {
     let errors = "";
-    const child = spawn(program, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...CONFINEMENT, ...extraOptions, "--", "/bin/sh", "-c", ":"], {
+    const options = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--seccomp", "3", ...CONFINEMENT, ...extraOptions, "--", "/bin/sh", "-c", ":"];
+    const child = spawn("/bin/sh", ["-c", FILTER_OPENER, filter.file, program, ...options], {
       stdio: ["ignore", "ignore", "pipe"],
     });
     const timer = setTimeout(() => child.kill("SIGKILL"), PROBE_TIMEOUT_MS);

@@ -14,8 +14,15 @@ export interface SandboxSpec {
   extraOptions: readonly string[];
   /** Absolute, symlink-free folders the command may write; the rest of the file system is read-only. */
   writable: readonly string[];
+  /**
+   * Absolute paths the command may read but never change, even inside a writable folder: the
+   * agent's home and the user's setup folders the agent reads on its own.
+   */
+  readOnly?: readonly string[];
   /** Absolute paths the command may not read: folders appear empty, files empty. */
   hidden: readonly string[];
+  /** Environment variables the command never gets beyond those every confined command loses (the providers' keys). */
+  secretVariables?: readonly string[];
 }
 
 /**

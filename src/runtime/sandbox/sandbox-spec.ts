@@ -27,8 +27,8 @@ export interface SandboxSpec {
 
 /**
  * The user's secrets, relative to the home directory: keys, cloud and
- * registry credentials. The agent's own credential files are added by the
- * session (its home may lie elsewhere).
+ * registry credentials. The agent's own credential files and Claude Code's
+ * are added by the session (they may lie elsewhere).
  */
 export const HOME_SECRETS = [
   ".ssh",
@@ -42,4 +42,8 @@ export const HOME_SECRETS = [
   ".netrc",
   ".git-credentials",
   ".pgpass",
+  ".npmrc",
+  ".pypirc",
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
 ] as const;

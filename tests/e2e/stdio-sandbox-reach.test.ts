@@ -152,6 +152,40 @@ describe.each(RUNTIMES)("what a confined command cannot reach on %s", (runtime) 
     }
   }, 60_000);
 
+  test("registry and agent credentials under the home directory, the agent's settings and other sessions' transcripts are unreadable", async () => {
+    const secrets = {
+      "user/.npmrc": "//registry.example/:_authToken=npm-secret-61ab",
+      "user/.pypirc": "password = pypi-secret-0c4e",
+      "user/.cargo/credentials.toml": 'token = "cargo-secret-9d2f"',
+      "user/.cargo/credentials": 'token = "cargo-old-secret-3e7a"',
+      "user/.claude/.credentials.json": '{"accessToken":"claude-oauth-secret-5f1b"}',
+      "home/sessions/other/transcript.jsonl": "other-transcript-secret-8a4c",
+    };
+    const headerSecret = "Bearer corp-header-secret-2b9d";
+    const s = await startScenario(runtime, {
+      settings: { approvalMode: "auto", providers: { corp: { api: "openai-compatible", baseUrl: "http://127.0.0.1:9/v1", headers: { Authorization: headerSecret }, models: [{ id: "m" }] } } },
+      files: { "tmp/.keep": "", ...secrets },
+      script: (sb) => [
+        bash(
+          "read",
+          `cat ~/.npmrc ~/.pypirc ~/.cargo/credentials.toml ~/.cargo/credentials ~/.claude/.credentials.json ${sb.home}/settings.json ${sb.home}/sessions/other/transcript.jsonl; echo read`,
+        ),
+        done,
+      ],
+      env: (sb) => ({ TMPDIR: join(sb.root, "tmp"), HOME: join(sb.root, "user") }),
+      ...answering("allow_once"),
+    });
+    try {
+      expect((await s.prompt("go")).stopReason).toBe("end_turn");
+      const text = toolText(s.updates(), "read");
+      expect(text).toContain("read");
+      for (const marker of ["npm-secret", "pypi-secret", "cargo-secret", "cargo-old-secret", "claude-oauth-secret", "other-transcript-secret"]) expect(text).not.toContain(marker);
+      expect(text).not.toContain("corp-header-secret");
+    } finally {
+      s.close();
+    }
+  }, 60_000);
+
   test("the environment of a confined command holds no provider key, token, password or agent socket", async () => {
     const values = {
       LOCAL_LLM_KEY: "custom-provider-key-31a7",

@@ -10,6 +10,7 @@ import type { SandboxMode, Settings } from "../config/settings-schema.ts";
 import { expandTilde, homePaths } from "../config/home.ts";
 import { configuredProviders } from "../config/providers.ts";
 import { userAgentFolders } from "../config/user-folders.ts";
+import { makeDirectory } from "../runtime/files/fs.ts";
 import { join } from "../runtime/files/path.ts";
 import { tempDirectory, userHomeDirectory } from "../runtime/process/process.ts";
 import type { SandboxAvailability } from "../runtime/sandbox/sandbox-probe.ts";
@@ -31,7 +32,6 @@ export interface SessionSandbox {
   /** The session's folders that stay read-only in the sandbox although they are the session's (`/`, the home directory or above it). */
   readonly unwritableRoots: readonly string[];
 }
-
 
 const SETTING_OFF: SandboxAvailability = { available: false, missing: "nothing: the sandbox setting is off" };
 
@@ -65,6 +65,8 @@ export function sessionSandbox(settings: Settings, agentHome: string, roots: rea
     async availability() {
       // The probe's code loads only when a session needs to know.
       known ??= await (await import("../runtime/sandbox/sandbox-probe.ts")).sandboxAvailability(setting.program === undefined ? undefined : expandTilde(setting.program));
+      // Only an existing home can be mounted read-only: one a command could create would be its to fill with settings.
+      if (known.available) await makeDirectory(agentHome, 0o700).catch(() => undefined);
       return known;
     },
     known: () => known,

@@ -9,7 +9,7 @@
  * writable folders.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { evaluatePolicy } from "../../src/permissions/policy.ts";
@@ -126,6 +126,8 @@ describe("a session's sandbox", () => {
     expect(spec.hidden).toContain(join(process.env.HOME!, ".ssh"));
     expect(spec.hidden).toContain(join(process.env.HOME!, "private"));
     expect(sessionSandbox({ sandbox: "off" }, agentHome, ["/work/a"]).known()).toMatchObject({ available: false });
+    // The agent's home exists once the sandbox does: a missing one could not be mounted read-only.
+    expect(existsSync(agentHome)).toBe(true);
   });
 });
 

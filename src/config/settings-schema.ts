@@ -18,7 +18,7 @@ export type SandboxMode = (typeof SANDBOX_MODES)[number];
 /** `sandbox` in settings: a mode, or the mode with extra writable and hidden paths (user settings only). */
 export type SandboxSettings =
   | SandboxMode
-  | { mode?: SandboxMode; allowWrite?: string[]; denyRead?: string[]; allowHosts?: string[] };
+  | { mode?: SandboxMode; allowWrite?: string[]; denyRead?: string[]; allowHosts?: string[]; program?: string };
 
 export const PROMPT_CACHE_MODES = ["off", "short", "long"] as const;
 export type PromptCacheMode = (typeof PROMPT_CACHE_MODES)[number];
@@ -196,6 +196,8 @@ export const SettingsSchema: v.GenericSchema<unknown, Settings> = v.object({
         allowWrite: v.optional(v.array(AbsolutePath)),
         denyRead: v.optional(v.array(AbsolutePath)),
         allowHosts: v.optional(v.array(v.pipe(v.string(), v.check((text) => readHostEntry(text) !== undefined, "must be a host or host:port")))),
+        /** The bubblewrap to use instead of the system's (it must be root's alone, like the system's). */
+        program: v.optional(AbsolutePath),
       }),
     ]),
   ),

@@ -8,6 +8,9 @@
  */
 import type { SandboxMode, Settings } from "../config/settings-schema.ts";
 import { expandTilde, homePaths } from "../config/home.ts";
+import { configuredProviders } from "../config/providers.ts";
+import { userAgentFolders } from "../config/user-folders.ts";
+import { makeDirectory } from "../runtime/files/fs.ts";
 import { join } from "../runtime/files/path.ts";
 import { tempDirectory, userHomeDirectory } from "../runtime/process/process.ts";
 import type { SandboxAvailability } from "../runtime/sandbox/sandbox-probe.ts";
@@ -26,39 +29,81 @@ export interface SessionSandbox {
   known(): SandboxAvailability | undefined;
   /** The confinement of one command; undefined where the machine has no sandbox (or before the probe). */
   spec(readOnly: boolean): SandboxSpec | undefined;
+  /** The session's folders that stay read-only in the sandbox although they are the session's (`/`, the home directory or above it). */
+  readonly unwritableRoots: readonly string[];
 }
 
 const SETTING_OFF: SandboxAvailability = { available: false, missing: "nothing: the sandbox setting is off" };
 
-/** The sandbox of a session with these settings, agent home and roots. */
-export function sessionSandbox(settings: Settings, agentHome: string, roots: readonly string[]): SessionSandbox {
+/** The sandbox of a session with these settings, agent home, roots and session store (when it is not the home's). */
+export function sessionSandbox(settings: Settings, agentHome: string, roots: readonly string[], sessionDir?: string): SessionSandbox {
   const setting = typeof settings.sandbox === "string" ? { mode: settings.sandbox } : (settings.sandbox ?? {});
   const mode = setting.mode ?? "auto";
   let known: SandboxAvailability | undefined = mode === "off" ? SETTING_OFF : undefined;
   const home = userHomeDirectory();
   const agentFiles = homePaths(agentHome);
+  const userFolders = userAgentFolders();
+  // What the agent reads on its own at the next start or session: a command must not rewrite it.
+  const readOnly = [agentHome, ...(userFolders.claude ? [userFolders.claude] : []), ...(userFolders.agents ? [userFolders.agents] : [])];
   const hidden = [
     ...(home ? HOME_SECRETS.map((relative) => join(home, relative)) : []),
+    ...(userFolders.claude ? [join(userFolders.claude, ".credentials.json")] : []),
     agentFiles.auth,
     agentFiles.apiToken,
+    // Other projects' transcripts and the providers' headers are none of a command's business.
+    agentFiles.settings,
+    agentFiles.sessions,
+    ...(sessionDir ? [sessionDir] : []),
     ...(setting.denyRead ?? []).map(expandTilde),
   ];
   const extraWritable = (setting.allowWrite ?? []).map(expandTilde);
+  const unwritableRoots = roots.filter((root) => !writableRoot(root, home));
+  const writable = roots.filter((root) => writableRoot(root, home));
   return {
     mode,
+    unwritableRoots,
     async availability() {
       // The probe's code loads only when a session needs to know.
-      known ??= await (await import("../runtime/sandbox/sandbox-probe.ts")).sandboxAvailability();
+      known ??= await (await import("../runtime/sandbox/sandbox-probe.ts")).sandboxAvailability(setting.program === undefined ? undefined : expandTilde(setting.program));
+      // Only an existing home can be mounted read-only: one a command could create would be its to fill with settings.
+      if (known.available) await makeDirectory(agentHome, 0o700).catch(() => undefined);
       return known;
     },
     known: () => known,
-    spec(readOnly) {
+    spec(readOnlyMode) {
       const availability = known;
       if (!availability?.available) return undefined;
       const temp = tempDirectory();
-      return { program: availability.program, extraOptions: availability.extraOptions, writable: readOnly ? [temp] : [...roots, temp, ...extraWritable], hidden };
+      return {
+        program: availability.program,
+        extraOptions: availability.extraOptions,
+        writable: readOnlyMode ? [temp] : [...writable, temp, ...extraWritable],
+        readOnly,
+        hidden,
+        secretVariables: providerKeyVariables(settings),
+      };
     },
   };
+}
+
+/**
+ * Whether a session's folder may be writable in the sandbox: not `/` (a writable root is no
+ * sandbox) and not the home directory or a folder above it (its shell startup files, the agent's
+ * home and every tool's settings would be a command's to rewrite).
+ */
+function writableRoot(root: string, home: string | undefined): boolean {
+  if (root === "/") return false;
+  return home === undefined || !(home === root || home.startsWith(`${root}/`));
+}
+
+/** The environment variables that hold the providers' keys (built in and custom). */
+function providerKeyVariables(settings: Settings): string[] {
+  try {
+    return configuredProviders(settings).flatMap((provider) => (provider.apiKeyEnv ? [provider.apiKeyEnv] : []));
+  } catch {
+    // Settings that name a provider twice never open a session; the name patterns still apply.
+    return [];
+  }
 }
 
 /**
@@ -72,6 +117,9 @@ export async function sandboxNotices(sandbox: SessionSandbox, settings: Settings
   if (!availability.available && sandbox.mode === "on") notices.push(`The sandbox setting is on but this machine has no sandbox: commands are refused until ${availability.missing} is available.`);
   else if (!availability.available && sandbox.mode === "auto" && mode === "auto") {
     notices.push(`No sandbox on this machine (missing ${availability.missing}): in auto mode commands ask before they run.`);
+  }
+  if (wanted && sandbox.unwritableRoots.length > 0) {
+    notices.push(`In the sandbox ${sandbox.unwritableRoots.join(", ")} stays read-only: a session folder that is / or holds your home directory is never writable to commands (run a command that must write there outside the sandbox: it asks first).`);
   }
   if (typeof settings.sandbox === "object" && (settings.sandbox.allowHosts?.length ?? 0) > 0) {
     notices.push("sandbox.allowHosts is not supported yet: sandboxed commands reach no network at all. Run a command that needs the network outside the sandbox (it asks first).");

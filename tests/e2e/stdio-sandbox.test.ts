@@ -375,12 +375,13 @@ describe.each(RUNTIMES)("the sandbox on %s", (runtime) => {
   }, 60_000);
 
   test("no sandbox on the machine: setting on refuses commands naming what is missing; auto mode asks, with a notice", async () => {
-    // No bubblewrap on PATH (only the runtime that starts the agent): the commands here need only the shell's builtins.
+    // No bubblewrap on PATH (only the runtime that starts the agent) and none where the settings point: the commands here need only the shell's builtins.
     const bin = mkdtempSync(join(tmpdir(), "acp-edge-no-sandbox-"));
     symlinkSync(Bun.which(NODE) ?? NODE, join(bin, "node"));
     const noSandbox = { PATH: bin };
+    const program = join(bin, "missing", "bwrap");
     const refused = answering("allow_once");
-    const s = await startConfined(runtime, { script: [bash("run", "echo ran > ran.txt"), done], args: ["--approval-mode", "auto"], settings: { sandbox: "on" }, env: noSandbox, ...refused });
+    const s = await startConfined(runtime, { script: [bash("run", "echo ran > ran.txt"), done], args: ["--approval-mode", "auto"], settings: { sandbox: { mode: "on", program } }, env: noSandbox, ...refused });
     try {
       expect((await s.prompt("go")).stopReason).toBe("end_turn");
       expect(refused.requests).toHaveLength(0);
@@ -392,7 +393,7 @@ describe.each(RUNTIMES)("the sandbox on %s", (runtime) => {
       s.close();
     }
     const asked = answering("allow_once");
-    const a = await startConfined(runtime, { script: [bash("run", "echo ran > ran.txt"), done], args: ["--approval-mode", "auto"], env: noSandbox, ...asked });
+    const a = await startConfined(runtime, { script: [bash("run", "echo ran > ran.txt"), done], args: ["--approval-mode", "auto"], settings: { sandbox: { program } }, env: noSandbox, ...asked });
     try {
       expect((await a.prompt("go")).stopReason).toBe("end_turn");
       expect(asked.requests).toHaveLength(1);

@@ -9,15 +9,19 @@
  * writable folders.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { evaluatePolicy } from "../../src/permissions/policy.ts";
 import type { Grant } from "../../src/permissions/grants.ts";
 import { mergeProjectSettings } from "../../src/config/settings.ts";
 import { APPROVAL_MODES, type PermissionRule } from "../../src/config/settings-schema.ts";
+import { spawnSync } from "node:child_process";
+import { chmodSync } from "node:fs";
 import { bwrapArguments, FILTER_OPENER } from "../../src/runtime/sandbox/bwrap-arguments.ts";
 import { unixSocketFilter } from "../../src/runtime/sandbox/socket-filter.ts";
+import { confinedCommand, SECRET_VARIABLE_PATTERNS } from "../../src/runtime/sandbox/confined-command.ts";
+import { trustedProgram } from "../../src/runtime/sandbox/trusted-program.ts";
 import { sandboxBlock } from "../../src/runtime/sandbox/sandbox-failure.ts";
 import { sandboxNotices, sessionSandbox } from "../../src/sessions/session-sandbox.ts";
 
@@ -123,6 +127,8 @@ describe("a session's sandbox", () => {
     expect(spec.hidden).toContain(join(process.env.HOME!, ".ssh"));
     expect(spec.hidden).toContain(join(process.env.HOME!, "private"));
     expect(sessionSandbox({ sandbox: "off" }, agentHome, ["/work/a"]).known()).toMatchObject({ available: false });
+    // The agent's home exists once the sandbox does: a missing one could not be mounted read-only.
+    expect(existsSync(agentHome)).toBe(true);
   });
 });
 
@@ -154,7 +160,10 @@ describe("the bubblewrap command line", () => {
     expect(args.slice(0, 3)).toEqual(["/bin/sh", "-c", FILTER_OPENER]);
     expect(readFileSync(args[3]!)).toEqual(Buffer.from(unixSocketFilter()));
     expect(args.slice(4, 8)).toEqual(["/usr/bin/bwrap", "--ro-bind", "/", "/"]);
-    expect(args.slice(at("--seccomp") - 3, at("--seccomp") + 2)).toEqual(["--ro-bind", dirname(args[3]!), dirname(args[3]!), "--seccomp", "3"]);
+    // The filter's folder is mounted read-only with the other protected paths; the filter applies after every mount.
+    const folder = dirname(args[3]!);
+    expect(args.join(" ")).toContain(`--ro-bind ${folder} ${folder}`);
+    expect(args.slice(at("--seccomp"), at("--seccomp") + 2)).toEqual(["--seccomp", "3"]);
     expect(at("--seccomp")).toBeGreaterThan(at("--tmpfs"));
     expect(args).toContain("--unshare-net");
     expect(args.at(-1)).toBe("--");
@@ -164,6 +173,101 @@ describe("the bubblewrap command line", () => {
     expect(args.join(" ")).toContain(`--ro-bind /dev/null ${join(home, "auth.json")}`);
     expect(args.join(" ")).not.toContain(".aws");
     expect(at(`--tmpfs`)).toBeGreaterThan(at("--bind"));
+  });
+});
+
+describe("the places a command cannot change or move", () => {
+  test("protected paths read-only after the writable binds, every folder between a writable folder and a protected or hidden path pinned before the covers", async () => {
+    const work = join(dir, "pins", "work");
+    const agentHome = join(work, "agent-home");
+    mkdirSync(join(work, "proj", "deep", "private"), { recursive: true });
+    mkdirSync(join(agentHome, "sessions"), { recursive: true });
+    writeFileSync(join(agentHome, "settings.json"), "{}");
+    const args = await bwrapArguments({
+      program: "/usr/bin/bwrap",
+      extraOptions: [],
+      writable: [work],
+      readOnly: [agentHome, join(work, "missing")],
+      hidden: [join(work, "proj", "deep", "private"), join(agentHome, "sessions"), join(agentHome, "settings.json")],
+    });
+    const line = args.join(" ");
+    const at = (text: string) => line.indexOf(text);
+    expect(line).toContain(`--bind ${work} ${work}`);
+    for (const folder of [join(work, "proj"), join(work, "proj", "deep"), agentHome]) expect(line).toContain(`--bind ${folder} ${folder}`);
+    expect(line).toContain(`--ro-bind ${agentHome} ${agentHome}`);
+    expect(line).not.toContain("missing");
+    // Later mounts cover earlier ones: writable, pins, read-only, covers.
+    expect(at(`--bind ${join(work, "proj")} `)).toBeGreaterThan(at(`--bind ${work} `));
+    expect(at(`--ro-bind ${agentHome} `)).toBeGreaterThan(at(`--bind ${agentHome} `));
+    expect(at(`--tmpfs ${join(agentHome, "sessions")}`)).toBeGreaterThan(at(`--ro-bind ${agentHome} `));
+    expect(line).toContain(`--ro-bind /dev/null ${join(agentHome, "settings.json")}`);
+    // The writable folder itself and what lies outside it are never bound twice.
+    expect(line.split(`--bind ${work} `).length).toBe(2);
+    expect(line).not.toContain(`--bind ${dir} `);
+  });
+
+  test("a session folder that is / or holds the home directory is never writable, and the session says so", async () => {
+    const home = process.env.HOME!;
+    const sandbox = sessionSandbox({ sandbox: "on" }, join(dir, "agent-home"), ["/", home, join(home, "project"), "/srv/app"]);
+    await sandbox.availability();
+    expect(sandbox.spec(false)!.writable).toEqual([join(home, "project"), "/srv/app", tmpdir()]);
+    expect(sandbox.unwritableRoots).toEqual(["/", home]);
+    const notices = await sandboxNotices(sandbox, {}, "auto");
+    expect(notices).toEqual([expect.stringContaining("stays read-only")]);
+  });
+});
+
+describe("which bubblewrap is trusted", () => {
+  test("the system's, never a program under a folder others can write; a named one passes the same checks", () => {
+    const system = trustedProgram("bwrap");
+    expect(system).toMatchObject({ program: expect.stringMatching(/^\/(usr\/)?(local\/)?s?bin\/bwrap$/) });
+    const folder = join(dir, "bin");
+    mkdirSync(folder, { recursive: true });
+    const fake = join(folder, "bwrap");
+    writeFileSync(fake, "#!/bin/sh\nexec true\n");
+    chmodSync(fake, 0o755);
+    // The temp dir above it is writable by anyone (and a test's folders may not be root's).
+    expect(trustedProgram("bwrap", fake)).toMatchObject({ refused: expect.stringContaining("root") });
+    expect(trustedProgram("bwrap", join(folder, "missing"))).toMatchObject({ refused: expect.stringContaining("not an executable") });
+    expect(trustedProgram("bwrap", "relative/bwrap")).toMatchObject({ refused: expect.stringContaining("absolute") });
+    chmodSync(folder, 0o777);
+    expect(trustedProgram("bwrap", fake)).toMatchObject({ refused: expect.stringContaining("root") });
+    const again = trustedProgram("bwrap");
+    if (again && "program" in again) expect(trustedProgram("bwrap", again.program)).toEqual({ program: again.program });
+  });
+});
+
+describe("the environment of a confined command (seeded fuzz)", () => {
+  /** The `sh -c prelude sh shell -c command` part of a confined command line (after bubblewrap's `--`). */
+  async function prelude(secretVariables: string[]): Promise<string[]> {
+    const args = await confinedCommand({ program: "/usr/bin/bwrap", extraOptions: [], writable: [], hidden: [], secretVariables }, "/bin/sh", "env");
+    return args.slice(args.indexOf("--") + 1);
+  }
+  const matches = (name: string, extra: readonly string[]) =>
+    [...SECRET_VARIABLE_PATTERNS, ...extra].some((pattern) => new RegExp(`^${pattern.replaceAll("*", ".*")}$`).test(name));
+
+  test("every variable a pattern or a provider names is gone; every other keeps its value, odd values included", async () => {
+    const next = random(7);
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+    const parts = ["GITHUB", "_TOKEN", "_token", "API", "_API_KEY", "_KEY", "DB", "PASSWORD", "password", "_SECRET", "SECRET_", "SSH_AUTH_SOCK", "DOCKER_HOST", "X", "_", "9", "KEEP", "LOCAL_LLM"];
+    const values = ["plain", "with space", "a\nFAKE_TOKEN=1", "a\nKEEP_ME=2", "=", "*", "$(id)", "'\"", "", "\n\n", "?"];
+    const extra = ["LOCAL_LLM_KEY", "bad;name", "x) rm -rf / ;;"];
+    const [program, ...rest] = await prelude(extra);
+    for (let i = 0; i < 150; i++) {
+      const env: Record<string, string> = { PATH: process.env.PATH! };
+      for (let n = 0; n < 6; n++) {
+        let name = pick(parts);
+        while (next() < 0.5) name += pick(parts);
+        if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) env[name] = pick(values);
+      }
+      const out = spawnSync(program!, rest, { env, encoding: "utf8" });
+      expect(out.status).toBe(0);
+      for (const [name, value] of Object.entries(env)) {
+        const line = `\n${name}=${value}\n`;
+        if (matches(name, ["LOCAL_LLM_KEY"])) expect(`\n${out.stdout}`).not.toContain(`\n${name}=`);
+        else expect(`\n${out.stdout}`).toContain(line);
+      }
+    }
   });
 });
 

@@ -51,7 +51,7 @@ async function answered<T>(request: Promise<T>, signal?: AbortSignal): Promise<T
 export async function terminalRequest(sessionId: string, command: string, cwd: string, sandbox?: SandboxSpec): Promise<CreateTerminalRequest> {
   const user = env("SHELL");
   const shell = user && isPosixShell(user) ? user : "/bin/sh";
-  const [program, ...args] = [...(sandbox ? await (await import("../../runtime/sandbox/bwrap-arguments.ts")).bwrapArguments(sandbox) : []), shell, "-c", command];
+  const [program, ...args] = sandbox ? await (await import("../../runtime/sandbox/confined-command.ts")).confinedCommand(sandbox, shell, command) : [shell, "-c", command];
   return { sessionId, command: program!, args, cwd, outputByteLimit: TERMINAL_OUTPUT_LIMIT };
 }
 

@@ -95,7 +95,7 @@ export async function spawnShell(options: SpawnShellOptions): Promise<ShellProce
   const marker = newTreeMarker();
   const tied = options.tiedToAgent === true;
   // The sandbox's code loads with the first confined command.
-  const program = [...(options.sandbox ? await (await import("../sandbox/bwrap-arguments.ts")).bwrapArguments(options.sandbox) : []), shell, "-c", options.command];
+  const program = options.sandbox ? await (await import("../sandbox/confined-command.ts")).confinedCommand(options.sandbox, shell, options.command) : [shell, "-c", options.command];
   // /bin/sh points the shell's stderr at its stdout and execs it (same pid): one pipe keeps the exact write order.
   const child = spawn("/bin/sh", ["-c", tied ? GATED_SCRIPT : PLAIN_SCRIPT, "sh", ...program], {
     cwd: options.cwd,

@@ -12,6 +12,7 @@
  * @module
  */
 import fs from "node:fs";
+import nodePath from "node:path";
 import type { SandboxSpec } from "./sandbox-spec.ts";
 import { socketFilterFile } from "./socket-filter-file.ts";
 
@@ -42,24 +43,61 @@ export const FILTER_OPENER = 'exec 3<"$0" || exit 126; exec "$@"';
 /** `[shell, …, program, ...options, "--"]`: put the command after it. */
 export async function bwrapArguments(spec: SandboxSpec): Promise<string[]> {
   const filter = await socketFilterFile();
-  const args: string[] = ["/bin/sh", "-c", FILTER_OPENER, filter.file, spec.program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
-  for (const folder of spec.writable) {
-    const real = await existingRealPath(folder);
-    if (real) args.push("--bind", real, real);
-  }
-  // After the writable binds: a secret inside a writable folder is covered too.
-  for (const secret of spec.hidden) {
-    const real = await existingRealPath(secret);
-    if (!real) continue;
-    const info = await fs.promises.stat(real).catch(() => undefined);
-    if (!info) continue;
-    if (info.isDirectory()) args.push("--tmpfs", real, "--remount-ro", real);
+  return [
+    "/bin/sh", "-c", FILTER_OPENER, filter.file,
+    // The filter's folder read-only inside, and pinned where it lies in the writable temp dir: no command
+    // changes or moves the filter the next one gets.
+    spec.program, ...(await mountArguments({ ...spec, readOnly: [...(spec.readOnly ?? []), filter.folder] })),
+    "--seccomp", "3",
+    ...CONFINEMENT, ...spec.extraOptions, "--",
+  ];
+}
+
+/**
+ * The file system the command sees, in an order that matters (a later mount covers an earlier):
+ * the whole root read-only; the writable folders; every folder between a writable folder and a
+ * protected or hidden path inside it bound onto itself — a mount point cannot be renamed or
+ * removed (EBUSY), so no command can move a protected path out of its place for the next command
+ * to find uncovered; the protected paths read-only; the hidden ones covered.
+ */
+async function mountArguments(spec: SandboxSpec): Promise<string[]> {
+  const args: string[] = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  const writable = (await Promise.all(spec.writable.map(existingRealPath))).filter((real): real is string => real !== undefined);
+  for (const real of writable) args.push("--bind", real, real);
+  const readOnly = await existingPaths(spec.readOnly ?? []);
+  const found = await existingPaths(spec.hidden);
+  // Inside a covered folder there is nothing left to cover (and no place to mount on in its empty, read-only stand-in).
+  const hidden = found.filter(({ real }) => !found.some((other) => other.directory && real.startsWith(`${other.real}/`)));
+  const pinned = new Set<string>();
+  for (const { real } of [...readOnly, ...hidden]) for (const folder of foldersBetween(writable, real)) pinned.add(folder);
+  for (const folder of [...pinned].sort()) args.push("--bind", folder, folder);
+  for (const { real } of readOnly) args.push("--ro-bind", real, real);
+  for (const { real, directory } of hidden) {
+    if (directory) args.push("--tmpfs", real, "--remount-ro", real);
     else args.push("--ro-bind", "/dev/null", real);
   }
-  // Read-only inside even where the temp dir is writable: no command changes the filter the next one gets.
-  args.push("--ro-bind", filter.folder, filter.folder, "--seccomp", "3");
-  args.push(...CONFINEMENT, ...spec.extraOptions, "--");
   return args;
+}
+
+/** The existing paths among `paths`, symlink-free, and whether each is a folder. */
+async function existingPaths(paths: readonly string[]): Promise<{ real: string; directory: boolean }[]> {
+  const found: { real: string; directory: boolean }[] = [];
+  for (const path of paths) {
+    const real = await existingRealPath(path);
+    const info = real === undefined ? undefined : await fs.promises.stat(real).catch(() => undefined);
+    if (real !== undefined && info) found.push({ real, directory: info.isDirectory() });
+  }
+  return found;
+}
+
+/** The folders strictly between each writable folder that contains `target` and `target` itself. */
+function foldersBetween(writable: readonly string[], target: string): string[] {
+  const between: string[] = [];
+  for (const root of writable) {
+    if (!target.startsWith(root === "/" ? "/" : `${root}/`)) continue;
+    for (let folder = nodePath.dirname(target); folder.length > root.length; folder = nodePath.dirname(folder)) between.push(folder);
+  }
+  return between;
 }
 
 /** The symlink-free location of `path`, or undefined when it does not exist (nothing to bind or cover). */

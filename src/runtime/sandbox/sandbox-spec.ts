@@ -14,14 +14,21 @@ export interface SandboxSpec {
   extraOptions: readonly string[];
   /** Absolute, symlink-free folders the command may write; the rest of the file system is read-only. */
   writable: readonly string[];
+  /**
+   * Absolute paths the command may read but never change, even inside a writable folder: the
+   * agent's home and the user's setup folders the agent reads on its own.
+   */
+  readOnly?: readonly string[];
   /** Absolute paths the command may not read: folders appear empty, files empty. */
   hidden: readonly string[];
+  /** Environment variables the command never gets beyond those every confined command loses (the providers' keys). */
+  secretVariables?: readonly string[];
 }
 
 /**
  * The user's secrets, relative to the home directory: keys, cloud and
- * registry credentials. The agent's own credential files are added by the
- * session (its home may lie elsewhere).
+ * registry credentials. The agent's own credential files and Claude Code's
+ * are added by the session (they may lie elsewhere).
  */
 export const HOME_SECRETS = [
   ".ssh",
@@ -35,4 +42,8 @@ export const HOME_SECRETS = [
   ".netrc",
   ".git-credentials",
   ".pgpass",
+  ".npmrc",
+  ".pypirc",
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
 ] as const;

@@ -214,7 +214,8 @@ describe.each(RUNTIMES)("the sandbox on %s", (runtime) => {
       const now = await status(s);
       expect(now.sandbox).toMatchObject({ setting: "auto", available: true, commands: "sandboxed" });
       expect(now.backgroundCommands).toEqual([expect.objectContaining({ running: true, sandboxed: true })]);
-      expect(processesWithEnv(marker).length).toBeGreaterThan(0);
+      // The exported marker shows in /proc only once the shell has exec'd its `sleep`, a moment after `bg-finished`.
+      await waitFor(() => processesWithEnv(marker).length > 0, 10_000, "the confined command's sleep to carry the marker");
 
       // The agent's end, even by SIGKILL, ends the confined tree (its watchdog is outside the sandbox): nothing with the marker is left.
       s.proc.child.kill("SIGKILL");

@@ -4,17 +4,19 @@
  * holds it for as long as resolv.conf says (tens of seconds). So the caller
  * stops waiting when its signal aborts (the fetch's time bound, or the
  * turn's cancel) and the late answer is dropped unread. Lookups left behind
- * still hold their thread; at most MAX_LOOKUPS run at once in the process
- * (Node's thread pool has four threads, shared with file I/O), further ones
- * wait for a place, and when every place is held by a lookup nobody waits
- * for any more, a new one is refused at once with a message saying why.
+ * still hold their thread; at most MAX_LOOKUPS run at once in the process,
+ * further ones wait for a place, and when every place is held by a lookup
+ * nobody waits for any more, a new one is refused at once with a message
+ * saying why. One: Node's thread pool has four threads shared with file
+ * I/O, and on Bun two unanswered lookups already held up the agent's own
+ * next request to the model until the resolver gave up.
  * @module
  */
 import type { LookupAddress } from "node:dns";
 import { lookup as dnsLookup } from "node:dns/promises";
 
 /** Lookups running at once, abandoned ones included. */
-export const MAX_LOOKUPS = 2;
+export const MAX_LOOKUPS = 1;
 
 let running = 0;
 let abandoned = 0;
@@ -29,7 +31,8 @@ export class ResolverStalledError extends Error {
 export async function lookupWithin(host: string, signal: AbortSignal): Promise<LookupAddress[]> {
   signal.throwIfAborted();
   if (running >= MAX_LOOKUPS && abandoned >= running) {
-    throw new ResolverStalledError(`${host} was not looked up: the system's resolver has not answered the last ${abandoned} lookups, which are still waiting; try again later`);
+    const earlier = abandoned === 1 ? "an earlier lookup, which is" : `${abandoned} earlier lookups, which are`;
+    throw new ResolverStalledError(`${host} was not looked up: the system's resolver has not answered ${earlier} still waiting; try again later`);
   }
   await place(signal);
   let gaveUp = false;

@@ -116,9 +116,14 @@ for (const name of ["deep <div>t (unclosed)", "deep nesting, stray end tags", "u
 
 // Every page's text, HTML or not, passes the marker neutraliser on the event loop: its time must grow with the text too.
 console.log("\nMarker neutraliser on one call's text (ms): a < followed by n blanks (or blanks and slashes), at n, 2n, 4n");
-for (const filler of [" ", " /"]) {
+for (const filler of [" ", " /", "\u2062 "]) {
   const row = [10_000, 20_000, 40_000].map((n) => median(() => neutraliseMarkers(`<${filler.repeat(n / filler.length)}x`)).toFixed(2));
   console.log(`${JSON.stringify(filler).padEnd(6)} | ${row.join(" | ")}`);
+}
+// Every "<" opens a would-be tag of its own: n of them in a row, and n closed tags.
+for (const [name, unit] of [["<", "<"], ["<b>", "<b>x"]] as const) {
+  const row = [10_000, 20_000, 40_000].map((n) => median(() => neutraliseMarkers(unit.repeat(n / unit.length))).toFixed(2));
+  console.log(`${name.padEnd(6)} | ${row.join(" | ")}`);
 }
 
 const small = shapes["article (paragraphs)"]!(100);

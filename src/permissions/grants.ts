@@ -7,7 +7,7 @@
 import { containingRoot, isWithin } from "../runtime/files/path.ts";
 import type { CommandLine, SimpleCommand } from "./command-line.ts";
 import { allowCovers, readCommandPattern, refusalCovers } from "./command-match.ts";
-import { hostText, readHostPattern } from "../runtime/fetch/host-key.ts";
+import { hostText, readHostPattern, sameCarried } from "../runtime/fetch/host-key.ts";
 
 /** A host in the one spelling grants are kept and compared in (see host-key.ts); text that is no host stays as it is. */
 function normalHost(host: string): string {
@@ -19,11 +19,13 @@ function normalHost(host: string): string {
  * Whether a grant's host is the target's: the same name and the same port, in any spelling; a host that
  * cannot be read meets none. Grants kept before hosts carried their port name none: such a refusal covers
  * every port of the name (never looser than it was), such an allowance only the web's default ports.
+ * A refusal also meets a host carrying the same IPv4 address (see host-key.ts); an allowance never does.
  */
 function sameHost(granted: string, target: string, allowing: boolean): boolean {
   const a = readHostPattern(granted);
   const b = readHostPattern(target);
-  if (a === undefined || b === undefined || a.name !== b.name) return false;
+  // A refusal also covers the IPv6 forms built around its IPv4 address (NAT64, 6to4, …), and they it.
+  if (a === undefined || b === undefined || (a.name !== b.name && (allowing || !sameCarried(a, b)))) return false;
   if (a.port !== undefined) return a.port === b.port;
   return !allowing || b.port === undefined || b.port === "80" || b.port === "443";
 }

@@ -136,6 +136,7 @@ export function matchToolRules(rules: readonly PermissionRule[], tool: string): 
  * spelling (case, trailing dot, IDNA, ports: see host-key.ts), so no other
  * spelling of a host slips past a rule. A host or pattern that cannot be
  * read meets every `ask` and `deny` rule and no `allow` rule: it fails closed.
+ * `ask` and `deny` rules also meet the IPv6 forms built around their IPv4 address (NAT64, 6to4, …).
  */
 export function matchHostRules(rules: readonly PermissionRule[], tool: string, host: string): RuleMatch | undefined {
   const target = readHostPattern(host);
@@ -143,9 +144,11 @@ export function matchHostRules(rules: readonly PermissionRule[], tool: string, h
   for (const rule of rules) {
     if (!rule.host || !appliesToTool(rule, tool, ["fetch"])) continue;
     const pattern = readHostPattern(rule.host, { wildcard: true });
-    const hit = pattern && target ? hostCovers(pattern, target) : rule.action !== "allow";
+    const hit = pattern && target ? hostCovers(pattern, target, rule.action !== "allow") : rule.action !== "allow";
     // Measured as normalised, so a longer spelling of the same host (punycode, a trailing dot) does not outrank a deny.
-    if (hit) matches.push({ rule, length: pattern ? hostText(pattern).length : rule.host.length });
+    // A refusal met through the IPv4 address it carries counts as long as the host itself: no allowance outranks it.
+    const viaCarried = pattern && target && !hostCovers(pattern, target);
+    if (hit) matches.push({ rule, length: viaCarried ? hostText(target).length : pattern ? hostText(pattern).length : rule.host.length });
   }
   return best(matches);
 }

@@ -7,10 +7,14 @@
  * they are being asked), refused by a host rule or a tool rule, or a
  * redirect to another host — none of these names reaches the resolver.
  * The control: the same kind of name, fetched in yolo mode, does.
+ * A second resolver never answers names under one domain: a fetch of such
+ * a name still ends at `fetch.timeoutSeconds`, a cancel still ends the turn
+ * at once, and lookups left waiting on it are bounded in number.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { randomBytes } from "node:crypto";
-import type { acp } from "../helpers/acp-client.ts";
+import { acp } from "../helpers/acp-client.ts";
 import { RUNTIMES } from "../helpers/agent-process.ts";
 import { dnsWatchUnavailable, startDnsWatch, type DnsWatch } from "../helpers/dns-watcher.ts";
 import { answering, finalStatus, startScenario, toolEvents } from "../helpers/scenario.ts";
@@ -30,12 +34,17 @@ function resultText(updates: acp.SessionUpdate[], id: string): string {
 }
 
 let dns: DnsWatch;
+/** Never answers names under SILENT; the agent's resolver would wait 30 s for each. */
+let silent: DnsWatch;
+const SILENT = "stall.example.com";
+const silentName = () => `slow-${randomBytes(6).toString("hex")}.${SILENT}`;
 let site: WebServer;
 const redirectTarget = secretName();
 
 beforeAll(async () => {
   if (unavailable) return;
   dns = await startDnsWatch();
+  silent = await startDnsWatch({ silentUnder: SILENT, resolverTimeoutSeconds: 30 });
   site = await startWebServer({
     "/away": (r) => {
       r.writeHead(302, { location: `http://${redirectTarget}/page` });
@@ -46,6 +55,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await dns?.close();
+  await silent?.close();
   await site?.close();
 });
 
@@ -125,4 +135,54 @@ describe.skipIf(unavailable !== undefined).each(RUNTIMES)("DNS before the fetch 
       s.close();
     }
   });
+});
+
+describe.skipIf(unavailable !== undefined).each(RUNTIMES)("a resolver that never answers, on %s", (runtime) => {
+  test("the fetch ends at fetch.timeoutSeconds, not when the resolver gives up", async () => {
+    const name = silentName();
+    const s = await startScenario(silent.launcher(runtime), {
+      script: [fetchCall("s1", `http://${name}/`), done],
+      args: ["--approval-mode", "yolo"],
+      settings: { fetch: { timeoutSeconds: 1 } },
+    });
+    try {
+      await s.prompt("go");
+      expect(silent.asked(name)).toBe(true);
+      expect(resultText(s.updates(), "s1")).toContain("took longer than 1 s");
+    } finally {
+      s.close();
+    }
+  }, 90_000);
+
+  test("a cancel ends the turn while the name is being looked up", async () => {
+    const name = silentName();
+    const s = await startScenario(silent.launcher(runtime), { script: [fetchCall("c1", `http://${name}/`), done], args: ["--approval-mode", "yolo"] });
+    try {
+      const answer = s.prompt("go");
+      await silent.whenAsked(name);
+      await s.client.agent.notify(acp.methods.agent.session.cancel, { sessionId: s.sessionId });
+      // Not a speed check: the resolver would hold the turn for 30 s, this bound is 20 s.
+      const first = await Promise.race([answer.then((r) => r.stopReason), sleep(20_000).then(() => "still running after 20 s")]);
+      expect(first).toBe("cancelled");
+    } finally {
+      s.close();
+    }
+  }, 90_000);
+
+  test("a lookup left waiting on the resolver holds the one place: the next is refused, never sent", async () => {
+    const [first, second] = [silentName(), silentName()];
+    const s = await startScenario(silent.launcher(runtime), {
+      script: [fetchCall("w1", `http://${first}/`), fetchCall("w2", `http://${second}/`), done],
+      args: ["--approval-mode", "yolo"],
+      settings: { fetch: { timeoutSeconds: 0.5 } },
+    });
+    try {
+      expect((await s.prompt("go")).stopReason).toBe("end_turn");
+      expect(resultText(s.updates(), "w1")).toContain("took longer than 0.5 s");
+      expect(resultText(s.updates(), "w2")).toContain("the system's resolver has not answered an earlier lookup");
+      expect([silent.asked(first), silent.asked(second)]).toEqual([true, false]);
+    } finally {
+      s.close();
+    }
+  }, 90_000);
 });

@@ -1,6 +1,7 @@
 /**
  * Watches the agent's DNS lookups: a resolver on a loopback address of its
- * own that records every query name and answers NXDOMAIN, and a launcher
+ * own that records every query name and answers NXDOMAIN (or, for names
+ * under a `silentUnder` domain, never answers), and a launcher
  * that runs the agent in a mount namespace of its own whose
  * /etc/resolv.conf names only that resolver. The rest of the machine keeps
  * its resolver. Needs Linux, root and `unshare`; `dnsWatchUnavailable`
@@ -26,6 +27,8 @@ export interface DnsWatch {
   queries: string[];
   /** Whether any query so far names `name` or a name under it. */
   asked(name: string): boolean;
+  /** Resolves once a query names `name` or a name under it. */
+  whenAsked(name: string): Promise<void>;
   /** Runs `runtime`'s agent with this resolver as its only one. */
   launcher(runtime: RuntimeName): Launcher;
   close(): Promise<void>;
@@ -57,15 +60,29 @@ function nxdomain(query: Buffer, questionEnd: number): Buffer {
   return answer;
 }
 
+export interface DnsWatchOptions {
+  /** Queries for names under this domain are recorded and never answered. */
+  silentUnder?: string;
+  /** How long the agent's resolver waits for an answer (resolv.conf `timeout`, at most 30). */
+  resolverTimeoutSeconds?: number;
+}
+
 /** Starts the resolver on a random 127.x.y.z address (so watchers do not meet) and writes its resolv.conf. */
-export async function startDnsWatch(): Promise<DnsWatch> {
+export async function startDnsWatch(options: DnsWatchOptions = {}): Promise<DnsWatch> {
   const address = `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
   const socket: Socket = createSocket("udp4");
   const queries: string[] = [];
+  const covers = (query: string, name: string) => query === name.toLowerCase() || query.endsWith(`.${name.toLowerCase()}`);
+  const waiters: Array<{ name: string; resolve: () => void }> = [];
   socket.on("message", (message, from) => {
     const question = queryName(message);
     if (!question) return;
     queries.push(question.name);
+    for (const waiter of waiters.filter((w) => covers(question.name, w.name))) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+    if (options.silentUnder && covers(question.name, options.silentUnder)) return;
     socket.send(nxdomain(message, question.end), from.port, from.address);
   });
   await new Promise<void>((resolve, reject) => {
@@ -74,10 +91,11 @@ export async function startDnsWatch(): Promise<DnsWatch> {
   });
   const dir = mkdtempSync(join(tmpdir(), "acp-edge-dns-"));
   const resolvConf = join(dir, "resolv.conf");
-  writeFileSync(resolvConf, `nameserver ${address}\noptions attempts:1 timeout:2\n`);
+  writeFileSync(resolvConf, `nameserver ${address}\noptions attempts:1 timeout:${options.resolverTimeoutSeconds ?? 2}\n`);
   return {
     queries,
-    asked: (name) => queries.some((q) => q === name.toLowerCase() || q.endsWith(`.${name.toLowerCase()}`)),
+    asked: (name) => queries.some((q) => covers(q, name)),
+    whenAsked: (name) => (queries.some((q) => covers(q, name)) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ name, resolve }))),
     launcher(runtime) {
       const { command, args } = agentCommand(runtime, []);
       // The bind mount exists in the agent's namespace only; `$0` is the file, `$@` the agent's command line.

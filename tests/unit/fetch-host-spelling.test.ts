@@ -43,6 +43,20 @@ describe("a deny rule meets every spelling of its host", () => {
     ["evil.example", "https://ｅｖｉｌ。example/"],
     ["[::1]:8080", "http://[0:0::1]:8080/"],
     ["127.0.0.1", "http://2130706433/"],
+    // An IPv4 address in its IPv6 forms: the mapped one is that host; the others carry it.
+    ["93.184.215.14", "http://[::ffff:93.184.215.14]/"],
+    ["93.184.215.14", "http://[::FFFF:5db8:D70E]/"],
+    ["93.184.215.14", "http://[0:0:0:0:0:ffff:5db8:d70e]:80/"],
+    ["93.184.215.14:443", "https://[0000::ffff:93.184.215.14]/"],
+    ["93.184.215.14", "http://[::93.184.215.14]/"],
+    ["93.184.215.14", "http://[::ffff:0:5db8:d70e]/"],
+    ["93.184.215.14", "http://[64:ff9b::93.184.215.14]/"],
+    ["93.184.215.14", "http://[64:ff9b::5db8:d70e]:8080/"],
+    ["93.184.215.14", "http://[2002:5db8:d70e::1]/"],
+    ["[::ffff:93.184.215.14]", "http://93.184.215.14/"],
+    ["[::ffff:5db8:d70e]:80", "http://1572394766/"],
+    ["[64:ff9b::5db8:d70e]", "http://93.184.215.14/"],
+    ["[2002:5db8:d70e::]", "http://[64:ff9b::93.184.215.14]/"],
   ];
   for (const [rule, url] of table) {
     test(`deny "${rule}" refuses ${url}`, async () => {
@@ -80,6 +94,32 @@ describe("a deny rule meets every spelling of its host", () => {
     expect(await decide("https://old.example/", "ask", [], [legacy("allow")])).toBe("allow");
     expect(await decide("http://old.example/", "ask", [], [legacy("allow")])).toBe("allow");
     expect(await decide("https://old.example:8443/", "ask", [], [legacy("allow")])).toBe("ask");
+  });
+
+  test("an allowance on an IPv4 address reaches its mapped form (the same host), never the addresses built around it", async () => {
+    const allow: PermissionRule = { action: "allow", host: "93.184.215.14" };
+    expect(await decide("http://[::ffff:5db8:d70e]/", "read-only", [allow])).toBe("allow");
+    for (const url of ["http://[64:ff9b::5db8:d70e]/", "http://[2002:5db8:d70e::1]/", "http://[::93.184.215.14]/", "http://[::ffff:0:5db8:d70e]/"]) {
+      expect(await decide(url, "read-only", [allow]), url).toBe("deny");
+    }
+    // An allowance on the NAT64 form does not reach the IPv4 host either, and a deny on either side wins.
+    expect(await decide("http://93.184.215.14/", "read-only", [{ action: "allow", host: "[64:ff9b::5db8:d70e]" }])).toBe("deny");
+    expect(await decide("http://[64:ff9b::5db8:d70e]/", "yolo", [{ action: "allow", host: "[64:ff9b::5db8:d70e]" }, deny("93.184.215.14")])).toBe("deny");
+    expect(hostAllowed(new URL("http://[::ffff:127.0.0.1]:3000/"), ["127.0.0.1:3000"])).toBe(true);
+    expect(hostAllowed(new URL("http://[64:ff9b::7f00:1]:3000/"), ["127.0.0.1:3000"])).toBe(false);
+    expect(hostAllowed(new URL("http://[2002:7f00:1::]:3000/"), ["127.0.0.1:3000"])).toBe(false);
+  });
+
+  test("an always answer on an IPv4 address: a reject covers its IPv6 forms, an allow only the mapped one", async () => {
+    const { allow, reject } = offerGrants({ class: "fetch", tool: "fetch", paths: [], host: hostOf("http://93.184.215.14/"), roots: [] }, undefined);
+    for (const url of ["http://[::ffff:93.184.215.14]/", "http://[64:ff9b::5db8:d70e]/", "http://[2002:5db8:d70e::]/", "http://[::93.184.215.14]/"]) {
+      expect(await decide(url, "yolo", [], [reject]), url).toBe("deny");
+    }
+    expect(await decide("http://[::ffff:5db8:d70e]/", "ask", [], [allow!])).toBe("allow");
+    expect(await decide("http://[64:ff9b::5db8:d70e]/", "ask", [], [allow!])).toBe("ask");
+    const nat64 = offerGrants({ class: "fetch", tool: "fetch", paths: [], host: hostOf("http://[64:ff9b::5db8:d70e]/"), roots: [] }, undefined);
+    expect(await decide("http://93.184.215.14/", "yolo", [], [nat64.reject])).toBe("deny");
+    expect(await decide("http://93.184.215.14/", "ask", [], [nat64.allow!])).toBe("ask");
   });
 
   test("fetch.allowHosts entries meet every spelling, ports included", () => {
@@ -142,5 +182,58 @@ test(`seeded spellings (seed ${SEED}): a deny rule or an always-reject in one sp
     const otherPort = `${spell(name, next)}:${scheme === "https" ? "8443" : "8080"}`;
     expect(await decide(target, "yolo", [deny(otherPort)]), replay).toBe("allow");
     expect(await decide(target, "yolo", [deny(`x${spell(name, next)}`)]), replay).toBe("allow");
+  }
+});
+
+/** One random spelling of the IPv4 address `bytes` in a URL: `same` when it is that very host, not an address built around it. */
+function spellIPv4(bytes: number[], next: () => number): { host: string; same: boolean } {
+  const word = (hi: number, lo: number) => {
+    const hex = ((hi << 8) | lo).toString(16);
+    return (next() < 0.3 ? hex.padStart(4, "0") : hex)[next() < 0.5 ? "toUpperCase" : "toLowerCase"]();
+  };
+  const [a, b, c, d] = bytes as [number, number, number, number];
+  const dotted = bytes.join(".");
+  const tail = next() < 0.5 ? dotted : `${word(a, b)}:${word(c, d)}`;
+  const zeros = (n: number) => (next() < 0.5 ? "::" : `${Array(n).fill(next() < 0.5 ? "0" : "0000").join(":")}:`);
+  const forms: Array<() => { host: string; same: boolean }> = [
+    () => ({ host: dotted, same: true }),
+    () => ({ host: String((((a << 24) | (b << 16) | (c << 8) | d) >>> 0)), same: true }),
+    () => ({ host: `0x${(((a << 24) | (b << 16) | (c << 8) | d) >>> 0).toString(16)}`, same: true }),
+    () => ({ host: `[${zeros(5)}${next() < 0.5 ? "ffff" : "FFFF"}:${tail}]`, same: true }),
+    () => ({ host: `[::${tail}]`, same: false }),
+    () => ({ host: `[::ffff:0:${tail}]`, same: false }),
+    () => ({ host: `[64:ff9b::${tail}]`, same: false }),
+    () => ({ host: `[2002:${word(a, b)}:${word(c, d)}::${next() < 0.5 ? "1" : ""}]`, same: false }),
+  ];
+  return forms[Math.floor(next() * forms.length)]!();
+}
+
+test(`seeded IPv4 spellings (seed ${SEED}): a deny rule or an always-reject meets every IPv6 form of the address; an allowance only the same host`, async () => {
+  const next = prng(SEED);
+  for (let i = 0; i < 600; i++) {
+    // Away from 0.0.0.x, whose compatible form would be :: or ::1.
+    const bytes = [1 + Math.floor(next() * 254), Math.floor(next() * 256), Math.floor(next() * 256), Math.floor(next() * 256)];
+    const target = spellIPv4(bytes, next);
+    const rule = spellIPv4(bytes, next);
+    const url = `http://${target.host}/path`;
+    const replay = `seed ${SEED}, case ${i}: rule "${rule.host}", url ${url}`;
+    expect(v.safeParse(SettingsSchema, { permissionRules: [deny(rule.host)] }).success, replay).toBe(true);
+    expect(await decide(url, "yolo", [deny(rule.host)]), replay).toBe("deny");
+    const { allow, reject } = offerGrants({ class: "fetch", tool: "fetch", paths: [], host: hostOf(`http://${rule.host}/`), roots: [] }, undefined);
+    expect(await decide(url, "yolo", [], [reject]), replay).toBe("deny");
+    // An allowance reaches the URL only when both name the very same host.
+    const sameHost = (target.same && rule.same) || new URL(url).hostname === new URL(`http://${rule.host}/`).hostname;
+    if (sameHost) {
+      expect(await decide(url, "read-only", [{ action: "allow", host: rule.host }]), replay).toBe("allow");
+      expect(await decide(url, "ask", [], [allow!]), replay).toBe("allow");
+      expect(hostAllowed(new URL(url), [rule.host]), replay).toBe(true);
+    } else if (!sameHost) {
+      expect(await decide(url, "read-only", [{ action: "allow", host: rule.host }]), replay).toBe("deny");
+      expect(await decide(url, "ask", [], [allow!]), replay).toBe("ask");
+      expect(hostAllowed(new URL(url), [rule.host]), replay).toBe(false);
+    }
+    // Another address is left alone.
+    const other = spellIPv4([bytes[0]!, bytes[1]!, bytes[2]!, (bytes[3]! + 1) % 256], next);
+    expect(await decide(url, "yolo", [deny(other.host)]), replay).toBe("allow");
   }
 });

@@ -46,6 +46,27 @@ describe("nonPublicReason", () => {
       expect(nonPublicReason(hostOf(`http://${(((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0)}/`)) === undefined).toBe(publicV4);
     }
   });
+
+  test("seeded fuzz: NAT64, 6to4, compatible and translated forms of a non-public IPv4 address are never public", () => {
+    let seed = 64;
+    const next = () => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
+    // Every range, and random addresses: the forms built around a non-public address must be refused too.
+    const firsts = [0, 10, 100, 127, 169, 172, 192, 198, 203, 224, 240, 255];
+    for (let i = 0; i < 5000; i++) {
+      const bytes = [i % 2 === 0 ? firsts[next() % firsts.length]! : next(), next(), next(), next()];
+      if (nonPublicReason(bytes.join(".")) === undefined) continue;
+      const hex = `${((bytes[0]! << 8) | bytes[1]!).toString(16)}:${((bytes[2]! << 8) | bytes[3]!).toString(16)}`;
+      for (const form of [`[64:ff9b::${hex}]`, `[64:ff9b::${bytes.join(".")}]`, `[2002:${hex}::1]`, `[::${hex}]`, `[::ffff:0:${hex}]`, `[::ffff:${hex}]`]) {
+        expect([form, nonPublicReason(hostOf(`http://${form}/`)) === undefined]).toEqual([form, false]);
+      }
+    }
+  });
+
+  test("mapped, translated and NAT64 loopback, 6to4 metadata", () => {
+    for (const url of ["http://[::ffff:127.0.0.1]/", "http://[64:ff9b::7f00:1]/", "http://[64:ff9b::127.0.0.1]/", "http://[2002:a9fe:a9fe::]/", "http://[::ffff:0:7f00:1]/", "http://[0:0:0:0:0:ffff:7f00:0001]:8080/"]) {
+      expect([url, nonPublicReason(hostOf(url)) === undefined]).toEqual([url, false]);
+    }
+  });
 });
 
 describe("allowHosts entries", () => {

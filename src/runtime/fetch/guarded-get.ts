@@ -5,16 +5,17 @@
  * (the request's `lookup` hands it over), so nothing can re-resolve the
  * name to another address between the check and the connection. TLS is
  * still verified against the host name. Redirects are not followed here:
- * each hop is a new call, checked again (see the `fetch` tool).
+ * each hop is a new call, checked again (see the `fetch` tool). The lookup
+ * ends with the call's signal, however long the resolver takes (bounded-lookup.ts).
  * With a proxy in the environment the proxy connects; the name is checked
  * here all the same, and `NO_PROXY` is the runtime's to honour.
  * @module
  */
-import { lookup as dnsLookup } from "node:dns/promises";
 import type { LookupFunction } from "node:net";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { hostAllowed } from "./allowed-hosts.ts";
+import { lookupWithin, ResolverStalledError } from "./bounded-lookup.ts";
 import { platformFetch } from "./platform-fetch.ts";
 import { proxyConfigured } from "./proxy-env.ts";
 import { isIpLiteral, nonPublicReason } from "./public-address.ts";
@@ -78,7 +79,7 @@ export function refusalWithoutLookup(url: URL, allowHosts: readonly string[]): s
  * throws `FetchRefusedError` when one is not public and the user did not allow the host.
  * It resolves the name: call it only for a request that is allowed to go out.
  */
-async function checkedAddress(url: URL, allowHosts: readonly string[]): Promise<{ address: string; family: 4 | 6 }> {
+async function checkedAddress(url: URL, allowHosts: readonly string[], signal: AbortSignal): Promise<{ address: string; family: 4 | 6 }> {
   const refused = refusalWithoutLookup(url, allowHosts);
   if (refused) throw new FetchRefusedError(refused);
   const host = url.hostname;
@@ -89,8 +90,11 @@ async function checkedAddress(url: URL, allowHosts: readonly string[]): Promise<
   }
   let addresses: Array<{ address: string; family: number }>;
   try {
-    addresses = await dnsLookup(host, { all: true, verbatim: true });
+    addresses = await lookupWithin(host, signal);
   } catch (error) {
+    // The time bound or the cancel: the caller tells which.
+    if (signal.aborted) throw signal.reason;
+    if (error instanceof ResolverStalledError) throw new FetchRefusedError(error.message);
     throw new FetchRefusedError(`${host} could not be resolved: ${(error as { code?: string }).code ?? (error as Error).message}`);
   }
   if (addresses.length === 0) throw new FetchRefusedError(`${host} has no address`);
@@ -113,7 +117,7 @@ function refusal(url: URL, address: string, reason: string): string {
 export async function guardedGet(url: URL, options: GuardedGetOptions): Promise<GuardedResponse> {
   const refused = urlRefusal(url);
   if (refused) throw new FetchRefusedError(refused);
-  const target = await checkedAddress(url, options.allowHosts);
+  const target = await checkedAddress(url, options.allowHosts, options.signal);
   options.signal.throwIfAborted();
   if (proxyConfigured()) return proxiedGet(url, options);
   return directGet(url, target, options);

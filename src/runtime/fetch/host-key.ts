@@ -7,8 +7,17 @@
  * rule for `evil.example` would not meet `EVIL.example.`, `bücher.example`
  * would not meet `xn--bcher-kva.example`, and `port.example:443` would not
  * meet `https://port.example/`.
+ *
+ * An IPv6 address that carries an IPv4 one is compared with it in the
+ * direction that fails closed. The IPv4-mapped form (`[::ffff:a.b.c.d]`, in
+ * any spelling) is that IPv4 host itself, so it is read as the dotted IPv4
+ * everywhere. The other forms (IPv4-compatible, IPv4-translated, NAT64,
+ * 6to4) are other addresses: a deny rule, an `ask` rule or an "always
+ * reject" answer on the IPv4 address covers them (and one on them covers
+ * the IPv4 address), but an allowance on one never reaches the other.
  * @module
  */
+import { carriedIPv4 } from "./public-address.ts";
 
 /** A host as compared: `name` normalised, `port` when one is named, `subdomains` for a `*.domain` pattern. */
 export interface HostPattern {
@@ -16,6 +25,8 @@ export interface HostPattern {
   port?: string;
   /** `*.domain`: covers names under `domain`, not `domain` itself. */
   subdomains: boolean;
+  /** The IPv4 address an IPv6 `name` is built around without being it (NAT64, 6to4, …): matched by refusals only. */
+  carries?: string;
 }
 
 const DEFAULT_PORTS: Record<string, string> = { "http:": "80", "https:": "443" };
@@ -25,9 +36,12 @@ export function effectivePort(url: URL): string {
   return url.port || DEFAULT_PORTS[url.protocol] || "";
 }
 
-/** A name without the trailing dots that name the same host. */
-function withoutTrailingDots(name: string): string {
-  return name.replace(/\.+$/, "");
+/** A hostname as the URL parser gives it, read as compared: no trailing dots, an IPv4-mapped address as its IPv4. */
+function comparedName(hostname: string): { name: string; carries?: string } {
+  const name = hostname.replace(/\.+$/, "");
+  const carried = name.startsWith("[") ? carriedIPv4(name) : undefined;
+  if (!carried) return { name };
+  return carried.same ? { name: carried.ipv4 } : { name, carries: carried.ipv4 };
 }
 
 /**
@@ -47,14 +61,14 @@ export function readHostPattern(text: string, options: { wildcard?: boolean } = 
   } catch {
     return undefined;
   }
-  const name = withoutTrailingDots(hostname);
+  const { name, carries } = comparedName(hostname);
   if (!name) return undefined;
-  return { name, ...(port !== undefined ? { port: String(Number(port)) } : {}), subdomains };
+  return { name, ...(port !== undefined ? { port: String(Number(port)) } : {}), subdomains, ...(carries ? { carries } : {}) };
 }
 
 /** The host `url` reaches, its port made explicit. */
 export function urlHost(url: URL): HostPattern {
-  return { name: withoutTrailingDots(url.hostname), port: effectivePort(url), subdomains: false };
+  return { ...comparedName(url.hostname), port: effectivePort(url), subdomains: false };
 }
 
 /** A host as text: `name:port` (or `name`), `*.` in front of a subdomain pattern. */
@@ -67,10 +81,18 @@ export function urlHostText(url: URL): string {
   return hostText(urlHost(url));
 }
 
-/** Whether `pattern` covers `host`: the same name (or one under it, for `*.domain`) and the same port when the pattern names one. */
-export function hostCovers(pattern: HostPattern, host: HostPattern): boolean {
-  const named = pattern.subdomains ? host.name.endsWith(`.${pattern.name}`) : host.name === pattern.name;
+/**
+ * Whether `pattern` covers `host`: the same name (or one under it, for `*.domain`) and the same port when the
+ * pattern names one. A `refusing` pattern (deny, ask, reject) also covers by the IPv4 address either side carries.
+ */
+export function hostCovers(pattern: HostPattern, host: HostPattern, refusing = false): boolean {
+  const named = pattern.subdomains ? host.name.endsWith(`.${pattern.name}`) : host.name === pattern.name || (refusing && sameCarried(pattern, host));
   return named && (pattern.port === undefined || pattern.port === host.port);
+}
+
+/** Whether two hosts are, or carry, the same IPv4 address (for refusals only: see the module comment). */
+export function sameCarried(a: HostPattern, b: HostPattern): boolean {
+  return (a.carries ?? a.name) === (b.carries ?? b.name);
 }
 
 /** Whether two URLs are the same origin: scheme, normalised name and effective port. */

@@ -85,6 +85,28 @@ function ipv6Reason(words: number[]): string | undefined {
   return undefined;
 }
 
+/**
+ * The IPv4 address an IPv6 address carries, or undefined: `same` for an
+ * IPv4-mapped address (`::ffff:a.b.c.d`, which a socket reaches as that
+ * very IPv4 host), not for the forms that are other addresses built around
+ * one (IPv4-compatible `::a.b.c.d`, IPv4-translated `::ffff:0:a.b.c.d`,
+ * NAT64 `64:ff9b::/96`, 6to4 `2002::/16`). `::` and `::1` carry none.
+ */
+export function carriedIPv4(address: string): { ipv4: string; same: boolean } | undefined {
+  const text = address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address;
+  const words = parseIPv6(text);
+  if (!words) return undefined;
+  const dotted = (hi: number, lo: number) => [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join(".");
+  const [w0, w1, w2, w3, w4, w5, w6, w7] = words as [number, number, number, number, number, number, number, number];
+  const zeroHead = w0 === 0 && w1 === 0 && w2 === 0 && w3 === 0;
+  if (zeroHead && w4 === 0 && w5 === 0xffff) return { ipv4: dotted(w6, w7), same: true };
+  if (zeroHead && w4 === 0 && w5 === 0 && (w6 !== 0 || w7 > 1)) return { ipv4: dotted(w6, w7), same: false };
+  if (zeroHead && w4 === 0xffff && w5 === 0) return { ipv4: dotted(w6, w7), same: false };
+  if (w0 === 0x64 && w1 === 0xff9b && w2 === 0 && w3 === 0 && w4 === 0 && w5 === 0) return { ipv4: dotted(w6, w7), same: false };
+  if (w0 === 0x2002) return { ipv4: dotted(w1, w2), same: false };
+  return undefined;
+}
+
 function toUint32(bytes: number[]): number {
   return ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0;
 }

@@ -95,17 +95,23 @@ export async function readNamedSetupFile<T>(path: string, folder: SetupFolder, l
 
 /**
  * Characters a file's description must not carry to the model or the editor: C0 controls other than
- * white space (ESC starts terminal sequences, BEL rings), DEL, C1 controls, and the bidirectional
- * marks, embeddings, overrides and isolates that make text read differently from what it holds.
+ * white space (ESC starts terminal sequences, BEL rings), DEL, C1 controls, and every character that
+ * shows nothing or changes how text reads: format characters (\p{Cf}: the bidirectional marks,
+ * embeddings, overrides and isolates, zero-width spaces and joiners, invisible operators, the soft
+ * hyphen) and the other default-ignorable code points (the tag characters U+E0000–U+E0FFF, which
+ * spell ASCII nobody sees; variation selectors; Hangul fillers). Without them a description could
+ * carry instructions the model reads and the user never sees in the menu. The zero-width joiner
+ * goes too, even inside an emoji sequence: the emoji are then shown side by side, and a menu line
+ * loses nothing it needs.
  */
-const HIDDEN_CONTROLS = /[\u0000-\u0008\u000E-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+const HIDDEN = /[\u0000-\u0008\u000E-\u001F\u007F-\u009F\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
 /**
  * Text shown on one line of a menu (a description or hint of an agent file, a skill or a command
- * file): hidden controls removed, runs of white space (new lines included) become one space.
+ * file): hidden characters removed, runs of white space (new lines included) become one space.
  */
 export function oneLine(text: string): string {
-  return text.replace(HIDDEN_CONTROLS, "").replace(/\s+/g, " ").trim();
+  return text.replace(HIDDEN, "").replace(/\s+/g, " ").trim();
 }
 
 /** The fields of `fields` that are present and not honoured. */

@@ -126,7 +126,8 @@ describe.each(RUNTIMES)("$/cancel_request on %s", (runtime) => {
       await conn.send(`${JSON.stringify({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 3 } })}\n`);
       const answer = await conn.response(3);
       // A cancelled prompt is a normal end of turn, never an error.
-      expect(answer.result).toEqual({ stopReason: "cancelled" });
+      // The answer also names the user message it recorded (`userMessageId`, the id a rewind can name).
+      expect(answer.result).toEqual({ stopReason: "cancelled", userMessageId: expect.stringMatching(/^msg_/) });
       // The session is free again.
       await conn.send(`${request(4, "session/prompt", { sessionId, prompt: [{ type: "text", text: "again" }] })}\n`);
       expect((await conn.response(4)).error.message).toContain("no turn left");

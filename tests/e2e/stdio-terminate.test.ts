@@ -23,7 +23,8 @@ describe.each(RUNTIMES)("agent stdio terminated on %s", (runtime) => {
           expect((await s.proc.exited).code).toBe(0);
           // The client settles the request once the agent's output ends: with the answer, or with "connection closed".
           await prompt;
-          expect(answer).toEqual({ stopReason: "cancelled" });
+          // The answer also names the user message it recorded (`userMessageId`, the id a rewind can name).
+          expect(answer).toEqual({ stopReason: "cancelled", userMessageId: expect.stringMatching(/^msg_/) });
         } finally {
           s.close();
         }

@@ -38,6 +38,11 @@ export function redactSecrets(text: string): string {
   return out;
 }
 
+/** Whether `text` holds a registered secret (exact values only): such text is not kept anywhere the agent writes. */
+export function holdsSecret(text: string): boolean {
+  return secrets.some((secret) => text.includes(secret));
+}
+
 /** Replaces every registered secret, and anything shaped like a bearer or API key header, with `[redacted]`. */
 export function redact(text: string): string {
   return redactShapes(redactSecrets(text));

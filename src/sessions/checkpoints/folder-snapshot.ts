@@ -11,6 +11,7 @@
  */
 import { join } from "../../runtime/files/path.ts";
 import { lstat, readDir, readFileBytes } from "../../runtime/files/fs.ts";
+import { holdsSecret } from "../../runtime/secrets.ts";
 import type { ObjectStore } from "./object-store.ts";
 
 /** Folders never walked: version control, dependencies, build caches. */
@@ -82,6 +83,11 @@ async function fileState(path: string, known: FileState | undefined, store: Obje
     return state;
   }
   const bytes = await readFileBytes(path).catch(() => undefined);
+  // A copy of a file holding a key the agent knows would put the key in the session's folder: none is kept.
+  if (bytes && holdsSecret(new TextDecoder().decode(bytes))) {
+    state.unkept = "it holds a credential the agent knows, which is never copied";
+    return state;
+  }
   const id = bytes ? await store.put(bytes) : undefined;
   if (id) state.id = id;
   else state.unkept = bytes ? "the session's checkpoint store is full" : "it could not be read";

@@ -112,7 +112,7 @@ describe("settings", () => {
 describe("a session's sandbox", () => {
   test("writable: the session's folders, the temp dir and allowWrite (only the temp dir read-only); hidden: the secrets, the agent's credential files and denyRead", async () => {
     const agentHome = join(dir, "agent-home");
-    const sandbox = sessionSandbox({ sandbox: { mode: "on", allowWrite: ["/opt/cache"], denyRead: ["~/private"] } }, agentHome, ["/work/a", "/work/b"]);
+    const sandbox = sessionSandbox({ sandbox: { mode: "on", allowWrite: ["/opt/cache"], denyRead: ["~/private"] } }, agentHome, ["/srv/repo-a", "/srv/repo-b"]);
     expect(sandbox.mode).toBe("on");
     // Nothing is known (or spawned) before something asks.
     expect(sandbox.known()).toBeUndefined();
@@ -120,13 +120,13 @@ describe("a session's sandbox", () => {
     const availability = await sandbox.availability();
     expect(availability.available).toBe(true);
     const spec = sandbox.spec(false)!;
-    expect(spec.writable).toEqual(["/work/a", "/work/b", tmpdir(), "/opt/cache"]);
+    expect(spec.writable).toEqual(["/srv/repo-a", "/srv/repo-b", tmpdir(), "/opt/cache"]);
     expect(sandbox.spec(true)!.writable).toEqual([tmpdir()]);
     expect(spec.hidden).toContain(join(agentHome, "auth.json"));
     expect(spec.hidden).toContain(join(agentHome, "api-token"));
     expect(spec.hidden).toContain(join(process.env.HOME!, ".ssh"));
     expect(spec.hidden).toContain(join(process.env.HOME!, "private"));
-    expect(sessionSandbox({ sandbox: "off" }, agentHome, ["/work/a"]).known()).toMatchObject({ available: false });
+    expect(sessionSandbox({ sandbox: "off" }, agentHome, ["/srv/repo-a"]).known()).toMatchObject({ available: false });
     // The agent's home exists once the sandbox does: a missing one could not be mounted read-only.
     expect(existsSync(agentHome)).toBe(true);
   });

@@ -272,7 +272,7 @@ describe("the environment of a confined command (seeded fuzz)", () => {
 });
 
 describe("telling that the sandbox stopped a command", () => {
-  const spec = { program: "/usr/bin/bwrap", extraOptions: [], writable: ["/work/project", "/tmp"], hidden: [] };
+  const spec = { program: "/usr/bin/bwrap", extraOptions: [], writable: ["/srv/project", "/tmp"], hidden: [] };
   test.each([
     ["sh: 1: cannot create /etc/x: Read-only file system", "files"],
     ["touch: cannot touch '/home/u/.cache/x': Read-only file system", "files"],
@@ -284,7 +284,7 @@ describe("telling that the sandbox stopped a command", () => {
     expect(sandboxBlock(output, spec)).toBe(expected as "files" | "network");
   });
   test.each([
-    "cat: /work/project/secret.txt: Permission denied",
+    "cat: /srv/project/secret.txt: Permission denied",
     "rm: cannot remove '/tmp/own/file': Operation not permitted",
     "Error: tests failed (3 of 10)",
     "",

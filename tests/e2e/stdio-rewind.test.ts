@@ -14,24 +14,10 @@ import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts
 import { rpcError, waitFor } from "../helpers/expect-error.ts";
 import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
 import { conversation, useFakeModel, userChunks } from "../helpers/queue-steer.ts";
-import { startAgent, type RunningAgent } from "../helpers/session-agent.ts";
+import { startAgent } from "../helpers/session-agent.ts";
+import { fingerprint, promptWithId, rewind } from "../helpers/rewind-requests.ts";
 
 const { methods } = acp;
-
-const fingerprint = (text: string) => `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
-
-/** Sends `session/prompt` with one text block and, when given, the client's own message id; answers the raw result. */
-async function promptWithId(agent: RunningAgent, sessionId: string, text: string, messageId?: string): Promise<{ stopReason: string; userMessageId?: string }> {
-  const before = agent.client.received.length;
-  const answer = await agent.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }], ...(messageId ? { messageId } : {}) } as acp.PromptRequest);
-  // The SDK's client drops fields its schema does not know: read the raw answer.
-  const raw = agent.client.received.slice(before).find((m) => (m.result as { stopReason?: string })?.stopReason === answer.stopReason && "id" in m);
-  return raw!.result as { stopReason: string; userMessageId?: string };
-}
-
-function rewind(agent: RunningAgent, params: unknown): Promise<{ rewound: boolean }> {
-  return agent.client.agent.request<{ rewound: boolean }>("_session/rewind", params);
-}
 
 describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
   let server: FakeModelServer;

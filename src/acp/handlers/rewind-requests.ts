@@ -23,7 +23,8 @@ export async function answerRewind(
   if (method === "_session/rewind") {
     const params = parseRewindParams(raw);
     const live = attachedSession(services, state, params.sessionId);
-    await rewindConversation(services, live, { clientId: state.id, signal, point: params.beforeMessage });
+    const resumeAt = params.resumeAtMessage ?? undefined;
+    await rewindConversation(services, live, { clientId: state.id, signal, point: (points) => findPoint(points, params.beforeMessage, resumeAt) });
     return { rewound: true };
   }
   const params = parseRewindFilesParams(raw);

@@ -7,44 +7,32 @@
  * model server, on every runtime; the command waits on a FIFO the test
  * writes, so its changes come after its call by construction.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentText } from "../helpers/acp-client.ts";
-import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
+import { RUNTIMES } from "../helpers/agent-process.ts";
 import { waitFor } from "../helpers/expect-error.ts";
-import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
-import { useFakeModel } from "../helpers/queue-steer.ts";
-import { fileActions, fingerprint, promptWithId, rewindFiles } from "../helpers/rewind-requests.ts";
+
+import { fakeModelSuite, fileActions, fingerprint, promptWithId, rewindFiles } from "../helpers/rewind-requests.ts";
 import { startAgent } from "../helpers/session-agent.ts";
 
 describe.each(RUNTIMES)("a background command's changes on %s", (runtime) => {
-  let server: FakeModelServer;
-  let sandbox: Sandbox;
-
-  beforeAll(async () => {
-    server = await startFakeModelServer();
-    sandbox = makeSandbox();
-    useFakeModel(sandbox, server);
-  });
-  afterAll(async () => {
-    await server.close();
-    sandbox.cleanup();
-  });
-  const at = (relative: string) => join(sandbox.project, relative);
+  const suite = fakeModelSuite();
+  const at = (relative: string) => join(suite.sandbox.project, relative);
 
   test("are recorded at its end, count from the prompt that started it, and are put back without overwriting the user's edit", async () => {
-    sandbox.write("project/bg-edited.txt", "original\n");
-    sandbox.write("project/bg-doomed.txt", "doomed\n");
-    sandbox.write("project/bg-user.txt", "original user\n");
-    const go = join(sandbox.root, "go.fifo");
+    suite.sandbox.write("project/bg-edited.txt", "original\n");
+    suite.sandbox.write("project/bg-doomed.txt", "doomed\n");
+    suite.sandbox.write("project/bg-user.txt", "original user\n");
+    const go = join(suite.sandbox.root, "go.fifo");
     execFileSync("mkfifo", [go]);
-    const agent = await startAgent(runtime, sandbox, { args: ["--approval-mode", "yolo"] });
+    const agent = await startAgent(runtime, suite.sandbox, { args: ["--approval-mode", "yolo"] });
     try {
       const { sessionId } = await agent.newSession();
       const command = `read line < ${go}; printf 'late\\n' > bg-made.txt; printf 'changed\\n' > bg-edited.txt; printf 'changed user\\n' > bg-user.txt; rm bg-doomed.txt`;
-      server.push(
+      suite.server.push(
         { toolCalls: [{ id: "bg1", name: "bash", input: { command, background: true } }] },
         { text: "started" },
         { toolCalls: [{ id: "w1", name: "write", input: { path: "other.txt", content: "other\n" } }] },

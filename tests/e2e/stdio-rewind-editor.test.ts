@@ -7,44 +7,32 @@
  * the agent created on disk, saying so. Over stdio against the fake model
  * server, with a test editor doing real file work, on every runtime.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { agentText } from "../helpers/acp-client.ts";
-import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
+import { RUNTIMES } from "../helpers/agent-process.ts";
 import { editorFs } from "../helpers/editor-capabilities.ts";
-import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
-import { useFakeModel } from "../helpers/queue-steer.ts";
-import { fingerprint, promptWithId, rewindFiles } from "../helpers/rewind-requests.ts";
+
+import { fakeModelSuite, fingerprint, promptWithId, rewindFiles } from "../helpers/rewind-requests.ts";
 import { startAgent } from "../helpers/session-agent.ts";
 
 const write = (id: string, path: string, content: string) => ({ id, name: "write", input: { path, content } });
 const edit = (id: string, path: string, oldText: string, newText: string) => ({ id, name: "edit", input: { path, edits: [{ oldText, newText }] } });
 
 describe.each(RUNTIMES)("rewinding files through the editor on %s", (runtime) => {
-  let server: FakeModelServer;
-  let sandbox: Sandbox;
-
-  beforeAll(async () => {
-    server = await startFakeModelServer();
-    sandbox = makeSandbox();
-    useFakeModel(sandbox, server);
-  });
-  afterAll(async () => {
-    await server.close();
-    sandbox.cleanup();
-  });
-  const at = (relative: string) => join(sandbox.project, relative);
+  const suite = fakeModelSuite();
+  const at = (relative: string) => join(suite.sandbox.project, relative);
   const disk = (relative: string) => readFileSync(at(relative), "utf8");
 
   test("_session/rewind_files writes through the editor, sees its unsaved buffer as the user's, and removes a created file on disk saying so", async () => {
-    sandbox.write("project/restored.txt", "original\n");
-    sandbox.write("project/buffered.txt", "original buffered\n");
+    suite.sandbox.write("project/restored.txt", "original\n");
+    suite.sandbox.write("project/buffered.txt", "original buffered\n");
     const fs = editorFs();
-    const agent = await startAgent(runtime, sandbox, { args: ["--approval-mode", "yolo"], fs, capabilities: { fs: { readTextFile: true, writeTextFile: true } } });
+    const agent = await startAgent(runtime, suite.sandbox, { args: ["--approval-mode", "yolo"], fs, capabilities: { fs: { readTextFile: true, writeTextFile: true } } });
     try {
       const { sessionId } = await agent.newSession();
-      server.push(
+      suite.server.push(
         { toolCalls: [write("w1", "restored.txt", "the agent's\n"), write("w2", "created.txt", "created\n"), edit("e1", "buffered.txt", "original", "agent")] },
         { text: "done" },
       );
@@ -78,12 +66,12 @@ describe.each(RUNTIMES)("rewinding files through the editor on %s", (runtime) =>
   }, 60_000);
 
   test("/undo restores through the editor and says where each file went", async () => {
-    sandbox.write("project/undone.txt", "before undo\n");
+    suite.sandbox.write("project/undone.txt", "before undo\n");
     const fs = editorFs();
-    const agent = await startAgent(runtime, sandbox, { args: ["--approval-mode", "yolo"], fs, capabilities: { fs: { readTextFile: true, writeTextFile: true } } });
+    const agent = await startAgent(runtime, suite.sandbox, { args: ["--approval-mode", "yolo"], fs, capabilities: { fs: { readTextFile: true, writeTextFile: true } } });
     try {
       const { sessionId } = await agent.newSession();
-      server.push({ toolCalls: [edit("e2", "undone.txt", "before", "after"), write("w3", "fresh.txt", "fresh\n")] }, { text: "done" });
+      suite.server.push({ toolCalls: [edit("e2", "undone.txt", "before", "after"), write("w3", "fresh.txt", "fresh\n")] }, { text: "done" });
       await promptWithId(agent, sessionId, "edit it");
       const writes = fs.writes.length;
       const before = agent.client.updates(sessionId).length;

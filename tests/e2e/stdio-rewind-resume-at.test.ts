@@ -6,34 +6,22 @@
  * and a guard naming any other message (or given for the first prompt)
  * rewinds nothing. Over stdio against the fake model server, every runtime.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
+import { describe, expect, test } from "bun:test";
+import { RUNTIMES } from "../helpers/agent-process.ts";
 import { rpcError } from "../helpers/expect-error.ts";
-import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
-import { conversation, useFakeModel } from "../helpers/queue-steer.ts";
-import { fingerprint, promptWithId, rewind } from "../helpers/rewind-requests.ts";
+import { conversation } from "../helpers/queue-steer.ts";
+import { fakeModelSuite, fingerprint, promptWithId, rewind } from "../helpers/rewind-requests.ts";
 import { startAgent } from "../helpers/session-agent.ts";
 
 describe.each(RUNTIMES)("resumeAtMessage on %s", (runtime) => {
-  let server: FakeModelServer;
-  let sandbox: Sandbox;
-
-  beforeAll(async () => {
-    server = await startFakeModelServer();
-    sandbox = makeSandbox();
-    useFakeModel(sandbox, server);
-  });
-  afterAll(async () => {
-    await server.close();
-    sandbox.cleanup();
-  });
+  const suite = fakeModelSuite();
 
   test("a guard naming the message the conversation resumes at rewinds; one naming any other message, or a first prompt's, changes nothing", async () => {
-    const agent = await startAgent(runtime, sandbox, { args: [] });
+    const agent = await startAgent(runtime, suite.sandbox, { args: [] });
     try {
       const { sessionId } = await agent.newSession();
       // Two replies with the same text: the occurrence tells them apart.
-      server.push({ text: "same reply" }, { text: "same reply" }, { text: "third reply" });
+      suite.server.push({ text: "same reply" }, { text: "same reply" }, { text: "third reply" });
       const one = await promptWithId(agent, sessionId, "prompt one");
       const two = await promptWithId(agent, sessionId, "prompt two");
       const three = await promptWithId(agent, sessionId, "prompt three");
@@ -63,10 +51,10 @@ describe.each(RUNTIMES)("resumeAtMessage on %s", (runtime) => {
       for (const bad of ["the reply", { messageId: replyIds[1] }, { ...point(replyIds[1], "same reply"), messageFingerprint: "sha256:zz" }]) {
         await rpcError(rewind(agent, { sessionId, beforeMessage: beforeThree, resumeAtMessage: bad }), -32602);
       }
-      server.push({ text: "intact" });
-      const base = server.requests.length;
+      suite.server.push({ text: "intact" });
+      const base = suite.server.requests.length;
       const four = await promptWithId(agent, sessionId, "prompt four");
-      expect(conversation(server.requests[base]!)).toEqual(["user:prompt one", "assistant:same reply", "user:prompt two", "assistant:same reply", "user:prompt three", "assistant:third reply", "user:prompt four"]);
+      expect(conversation(suite.server.requests[base]!)).toEqual(["user:prompt one", "assistant:same reply", "user:prompt two", "assistant:same reply", "user:prompt three", "assistant:third reply", "user:prompt four"]);
 
       // Found by id: back to before prompt four, resuming at the third reply.
       expect(await rewind(agent, { sessionId, beforeMessage: point(four.userMessageId, "prompt four"), resumeAtMessage: point(replyIds[2], "third reply") })).toEqual({ rewound: true });
@@ -74,10 +62,10 @@ describe.each(RUNTIMES)("resumeAtMessage on %s", (runtime) => {
       expect(await rewind(agent, { sessionId, beforeMessage: beforeThree, resumeAtMessage: point("restored-elsewhere", "same reply", 2) })).toEqual({ rewound: true });
       // Absent or null for the first prompt.
       expect(await rewind(agent, { sessionId, beforeMessage: point(two.userMessageId, "prompt two"), resumeAtMessage: null })).toEqual({ rewound: true });
-      server.push({ text: "after" });
-      const next = server.requests.length;
+      suite.server.push({ text: "after" });
+      const next = suite.server.requests.length;
       await promptWithId(agent, sessionId, "prompt five");
-      expect(conversation(server.requests[next]!)).toEqual(["user:prompt one", "assistant:same reply", "user:prompt five"]);
+      expect(conversation(suite.server.requests[next]!)).toEqual(["user:prompt one", "assistant:same reply", "user:prompt five"]);
     } finally {
       expect(await agent.stop()).toBe(0);
     }

@@ -1,9 +1,14 @@
 /**
  * Shared pieces of the rewind suites: the extension's fingerprint, a prompt
  * carrying the client's own message id (answered raw, with the id the agent
- * kept), `_session/rewind` and `_session/rewind_files`.
+ * kept), `_session/rewind` and `_session/rewind_files`, and the fake model
+ * server with its sandbox for a suite.
  */
+import { afterAll, beforeAll } from "bun:test";
 import { createHash } from "node:crypto";
+import { makeSandbox, type Sandbox } from "./agent-process.ts";
+import { startFakeModelServer, type FakeModelServer } from "./fake-model-server.ts";
+import { useFakeModel } from "./queue-steer.ts";
 import { acp } from "./acp-client.ts";
 import type { RunningAgent } from "./session-agent.ts";
 
@@ -40,4 +45,19 @@ export function rewindFiles(agent: RunningAgent, params: unknown): Promise<{ fil
 /** A `_session/rewind_files` answer as `{base name: "action" or "action (not applied)"}`. */
 export function fileActions(answer: { files: RewoundFile[] }): Record<string, string> {
   return Object.fromEntries(answer.files.map((f) => [f.path.split("/").pop(), `${f.action}${f.applied ? "" : " (not applied)"}`]));
+}
+
+/** The fake model server and a sandbox that uses it, made before a suite's tests and removed after them. */
+export function fakeModelSuite(): { readonly server: FakeModelServer; readonly sandbox: Sandbox } {
+  const suite = {} as { server: FakeModelServer; sandbox: Sandbox };
+  beforeAll(async () => {
+    suite.server = await startFakeModelServer();
+    suite.sandbox = makeSandbox();
+    useFakeModel(suite.sandbox, suite.server);
+  });
+  afterAll(async () => {
+    await suite.server.close();
+    suite.sandbox.cleanup();
+  });
+  return suite;
 }

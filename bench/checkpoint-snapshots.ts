@@ -4,7 +4,7 @@
  * the same tree unchanged (sizes and times only), and one after a command
  * changed a few files, for trees of growing size; and the store's size.
  * Then what the project's `.gitignore` costs an unchanged snapshot of 5,000
- * files: none, a real-sized one (150 rules), and a hostile one (60,000
+ * files: none, a real-sized one (150 rules of the usual shapes), and a hostile one (60,000
  * rules: past the walk's rule budget, so not applied, and named).
  * Usage: bun bench/checkpoint-snapshots.ts   (or deno run -A bench/checkpoint-snapshots.ts)
  */
@@ -53,7 +53,7 @@ for (const [name, rules] of [["none", 0], ["real-sized", 150], ["hostile", 60_00
       if (i < 50) mkdirSync(folder, { recursive: true });
       writeFileSync(join(folder, `f${i}.txt`), `${i}\n`);
     }
-    if (rules > 0) writeFileSync(join(project, ".gitignore"), Array.from({ length: rules }, (_, n) => `build-${n}/**/*.o${n}`).join("\n"));
+    if (rules > 0) writeFileSync(join(project, ".gitignore"), Array.from({ length: rules }, (_, n) => [`*.tmp${n}`, `cache-${n}/`, `/out-${n}`][n % 3]).join("\n"));
     const store = new ObjectStore(join(root, "store"));
     const first = await snapshotFolders([project], store, new Map(), signal);
     const [same, sameMs] = await timed(() => snapshotFolders([project], store, first.files, signal));

@@ -15,7 +15,7 @@
  * @module
  */
 import { dirname } from "../../runtime/files/path.ts";
-import { lstat, readFileBytes } from "../../runtime/files/fs.ts";
+import { isNotFound, lstat, readFileBytes } from "../../runtime/files/fs.ts";
 import { walkFiles, type WalkOptions } from "../../tools/search/file-walker.ts";
 import { holdsSecret } from "../../runtime/secrets.ts";
 import type { ObjectStore } from "./object-store.ts";
@@ -87,8 +87,8 @@ export async function snapshotFolders(roots: readonly string[], store: ObjectSto
     });
     batch = [];
   };
-  try {
-    for (const root of roots) {
+  for (const root of roots) {
+    try {
       // A root inside another is walked on its own, once.
       const walk = walkFiles(root, { ...options, filter: (path) => path === root || !roots.includes(path) });
       for await (const entry of walk) {
@@ -101,11 +101,12 @@ export async function snapshotFolders(roots: readonly string[], store: ObjectSto
         if (batch.length >= PARALLEL_FILES) await flush();
       }
       await flush();
-      if (result.truncated) break;
+    } catch (error) {
+      if (signal.aborted) result.truncated = true;
+      // A root that is gone (a removed additional folder) holds nothing; anything else is the step's failure.
+      else if (!isNotFound(error)) throw error;
     }
-  } catch (error) {
-    if (!signal.aborted) throw error;
-    result.truncated = true;
+    if (result.truncated) break;
   }
   return result;
 }

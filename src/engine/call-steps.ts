@@ -6,7 +6,7 @@
  * around both) stays outside it. A new concern adds a step, not a branch.
  * @module
  */
-import type { ToolDefinition, Workspace } from "../tools/types.ts";
+import type { BackgroundCommandsView, ToolDefinition, Workspace } from "../tools/types.ts";
 import type { EventSink } from "./events.ts";
 
 /** The call a step is told about. */
@@ -18,6 +18,8 @@ export interface StepCall {
   signal: AbortSignal;
   /** Where the step reports what it found (recorded with the turn's other events). */
   emit: EventSink;
+  /** The session's background commands (a call may start one that runs on after it). */
+  backgroundCommands?: BackgroundCommandsView;
 }
 
 /** What a step does once the call ran (however it ended: a result, a failure, an abort). */

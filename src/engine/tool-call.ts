@@ -136,7 +136,15 @@ export async function executeCall(
   signal.throwIfAborted();
   await emit({ type: "tool_call_update", toolCallId: part.id, status: "in_progress" });
 
-  const after = await aroundCall(context.steps ?? [], { toolCallId: part.id, tool, input: call.input, workspace, signal, emit });
+  const after = await aroundCall(context.steps ?? [], {
+    toolCallId: part.id,
+    tool,
+    input: call.input,
+    workspace,
+    signal,
+    emit,
+    ...(context.backgroundCommands ? { backgroundCommands: context.backgroundCommands } : {}),
+  });
   let result: ToolResult;
   try {
     // The preview is what was approved: edits and writes check the file still matches it.

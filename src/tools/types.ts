@@ -233,6 +233,13 @@ export interface BackgroundCommandsView {
   read(id: string, waitMs: number, signal: AbortSignal): Promise<BackgroundRead>;
   /** Ends the command's whole tree and forgets it; a cancel through `signal` stops waiting for an editor's answers. */
   stop(id: string, signal?: AbortSignal): Promise<BackgroundRead>;
+  /** The ids of the commands held now, oldest first. */
+  ids(): string[];
+  /**
+   * Settles once the command has ended (its exit event; for an editor's terminal, a read that saw the end), was
+   * stopped, or the session closed; undefined for an id not held.
+   */
+  whenEnded(id: string): Promise<void> | undefined;
 }
 
 /** One subagent to run: its own system prompt and task, and which of the turn's tools it may use. */

@@ -5,56 +5,30 @@
  * request and a `session/load` in a new process no longer carry), and hostile
  * points that must change nothing.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { acp, agentText } from "../helpers/acp-client.ts";
-import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
+import { RUNTIMES } from "../helpers/agent-process.ts";
 import { rpcError, waitFor } from "../helpers/expect-error.ts";
-import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
-import { conversation, useFakeModel, userChunks } from "../helpers/queue-steer.ts";
-import { startAgent, type RunningAgent } from "../helpers/session-agent.ts";
+import { conversation, userChunks } from "../helpers/queue-steer.ts";
+import { startAgent } from "../helpers/session-agent.ts";
+import { fakeModelSuite, fingerprint, promptWithId, rewind } from "../helpers/rewind-requests.ts";
 
 const { methods } = acp;
 
-const fingerprint = (text: string) => `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
-
-/** Sends `session/prompt` with one text block and, when given, the client's own message id; answers the raw result. */
-async function promptWithId(agent: RunningAgent, sessionId: string, text: string, messageId?: string): Promise<{ stopReason: string; userMessageId?: string }> {
-  const before = agent.client.received.length;
-  const answer = await agent.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }], ...(messageId ? { messageId } : {}) } as acp.PromptRequest);
-  // The SDK's client drops fields its schema does not know: read the raw answer.
-  const raw = agent.client.received.slice(before).find((m) => (m.result as { stopReason?: string })?.stopReason === answer.stopReason && "id" in m);
-  return raw!.result as { stopReason: string; userMessageId?: string };
-}
-
-function rewind(agent: RunningAgent, params: unknown): Promise<{ rewound: boolean }> {
-  return agent.client.agent.request<{ rewound: boolean }>("_session/rewind", params);
-}
-
 describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
-  let server: FakeModelServer;
-  let sandbox: Sandbox;
-
-  beforeAll(async () => {
-    server = await startFakeModelServer();
-    sandbox = makeSandbox();
-    useFakeModel(sandbox, server);
-  });
-  const read = (relative: string) => readFileSync(join(sandbox.root, relative), "utf8");
-  afterAll(async () => {
-    await server.close();
-    sandbox.cleanup();
-  });
+  const suite = fakeModelSuite();
+  const read = (relative: string) => readFileSync(join(suite.sandbox.root, relative), "utf8");
 
   test("initialize advertises the extension; a rewind removes the point and what follows from the next request and from a load in a new process", async () => {
-    const agent = await startAgent(runtime, sandbox, { args: [] });
+    const agent = await startAgent(runtime, suite.sandbox, { args: [] });
     const init = agent.client.received.find((m) => (m.result as { agentCapabilities?: unknown })?.agentCapabilities) as { result: { _meta?: Record<string, any> } };
     expect(init.result._meta?.jetbrains?.air?.version).toBe(1);
     expect(init.result._meta?.jetbrains?.air?.capabilities).toContain("sessionRewind");
     const { sessionId } = await agent.newSession();
-    server.push({ text: "one done" }, { text: "two done" }, { text: "three done" });
+    suite.server.push({ text: "one done" }, { text: "two done" }, { text: "three done" });
     const first = await promptWithId(agent, sessionId, "prompt one", "client-id-1");
     expect(first.userMessageId).toBe("client-id-1");
     const second = await promptWithId(agent, sessionId, "prompt two");
@@ -64,47 +38,47 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
     // A wrong fingerprint for a known id changes nothing.
     const wrong = await rpcError(rewind(agent, { sessionId, beforeMessage: { messageId: second.userMessageId, messageFingerprint: fingerprint("prompt three"), messageOccurrence: 1 } }), -32602);
     expect(wrong.message).toContain("nothing was rewound");
-    server.push({ text: "still all there" });
-    const base = server.requests.length;
+    suite.server.push({ text: "still all there" });
+    const base = suite.server.requests.length;
     await promptWithId(agent, sessionId, "prompt four");
-    expect(conversation(server.requests[base]!)).toEqual(["user:prompt one", "assistant:one done", "user:prompt two", "assistant:two done", "user:prompt three", "assistant:three done", "user:prompt four"]);
+    expect(conversation(suite.server.requests[base]!)).toEqual(["user:prompt one", "assistant:one done", "user:prompt two", "assistant:two done", "user:prompt three", "assistant:three done", "user:prompt four"]);
 
     expect(await rewind(agent, { sessionId, beforeMessage: { messageId: second.userMessageId, messageFingerprint: fingerprint("prompt two"), messageOccurrence: 1 } })).toEqual({ rewound: true });
-    server.push({ text: "after the rewind" });
+    suite.server.push({ text: "after the rewind" });
     await promptWithId(agent, sessionId, "prompt five");
-    expect(conversation(server.requests[base + 1]!)).toEqual(["user:prompt one", "assistant:one done", "user:prompt five"]);
+    expect(conversation(suite.server.requests[base + 1]!)).toEqual(["user:prompt one", "assistant:one done", "user:prompt five"]);
     expect(await agent.stop()).toBe(0);
 
     // A new process (another runtime would do too) replays and continues the rewound conversation.
-    const again = await startAgent(runtime, sandbox, { args: [] });
+    const again = await startAgent(runtime, suite.sandbox, { args: [] });
     try {
-      await again.client.agent.request(methods.agent.session.load, { sessionId, cwd: sandbox.project, mcpServers: [] });
+      await again.client.agent.request(methods.agent.session.load, { sessionId, cwd: suite.sandbox.project, mcpServers: [] });
       const replay = again.client.updates(sessionId);
       expect(userChunks(replay)).toEqual(["prompt one", "prompt five"]);
       // The client's id is replayed as it was given.
       expect(replay.find((u) => u.sessionUpdate === "user_message_chunk")).toMatchObject({ messageId: "client-id-1" });
       expect(JSON.stringify(replay)).not.toContain("two done");
-      server.push({ text: "reloaded" });
-      const next = server.requests.length;
+      suite.server.push({ text: "reloaded" });
+      const next = suite.server.requests.length;
       await promptWithId(again, sessionId, "prompt six");
-      expect(conversation(server.requests[next]!)).toEqual(["user:prompt one", "assistant:one done", "user:prompt five", "assistant:after the rewind", "user:prompt six"]);
+      expect(conversation(suite.server.requests[next]!)).toEqual(["user:prompt one", "assistant:one done", "user:prompt five", "assistant:after the rewind", "user:prompt six"]);
       // A replayed id works for a rewind in the new process.
       const fiveId = (replay.filter((u) => u.sessionUpdate === "user_message_chunk")[1] as { messageId?: string }).messageId;
       expect(await rewind(again, { sessionId, beforeMessage: { messageId: fiveId, messageFingerprint: fingerprint("prompt five"), messageOccurrence: 1 } })).toEqual({ rewound: true });
-      server.push({ text: "x" });
-      const last = server.requests.length;
+      suite.server.push({ text: "x" });
+      const last = suite.server.requests.length;
       await promptWithId(again, sessionId, "prompt seven");
-      expect(conversation(server.requests[last]!)).toEqual(["user:prompt one", "assistant:one done", "user:prompt seven"]);
+      expect(conversation(suite.server.requests[last]!)).toEqual(["user:prompt one", "assistant:one done", "user:prompt seven"]);
     } finally {
       expect(await again.stop()).toBe(0);
     }
   }, 60_000);
 
   test("an id the agent does not know is found by fingerprint and occurrence; hostile points change nothing", async () => {
-    const agent = await startAgent(runtime, sandbox, { args: [] });
+    const agent = await startAgent(runtime, suite.sandbox, { args: [] });
     try {
       const { sessionId } = await agent.newSession();
-      server.push({ text: "a1" }, { text: "b1" }, { text: "a2" });
+      suite.server.push({ text: "a1" }, { text: "b1" }, { text: "a2" });
       await promptWithId(agent, sessionId, "same text");
       await promptWithId(agent, sessionId, "other text");
       await promptWithId(agent, sessionId, "same text");
@@ -118,61 +92,61 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
       await rpcError(rewind(agent, point({ messageId: "x".repeat(100_000) })), -32602);
       await rpcError(rewind(agent, { sessionId, beforeMessage: "nope" }), -32602);
       await rpcError(rewind(agent, { ...point({}), sessionId: "sess_unknown" }), -32002);
-      server.push({ text: "intact" });
-      const base = server.requests.length;
+      suite.server.push({ text: "intact" });
+      const base = suite.server.requests.length;
       await promptWithId(agent, sessionId, "check");
-      expect(conversation(server.requests[base]!)).toEqual(["user:same text", "assistant:a1", "user:other text", "assistant:b1", "user:same text", "assistant:a2", "user:check"]);
+      expect(conversation(suite.server.requests[base]!)).toEqual(["user:same text", "assistant:a1", "user:other text", "assistant:b1", "user:same text", "assistant:a2", "user:check"]);
 
       // The second "same text" by occurrence: what came before it stays.
       expect(await rewind(agent, point({ messageOccurrence: 2 }))).toEqual({ rewound: true });
-      server.push({ text: "ok" });
-      const after = server.requests.length;
+      suite.server.push({ text: "ok" });
+      const after = suite.server.requests.length;
       await promptWithId(agent, sessionId, "next");
-      expect(conversation(server.requests[after]!)).toEqual(["user:same text", "assistant:a1", "user:other text", "assistant:b1", "user:next"]);
+      expect(conversation(suite.server.requests[after]!)).toEqual(["user:same text", "assistant:a1", "user:other text", "assistant:b1", "user:next"]);
     } finally {
       expect(await agent.stop()).toBe(0);
     }
   }, 60_000);
 
   test("a client's messageId that is huge, has control characters or names an existing message is refused", async () => {
-    const agent = await startAgent(runtime, sandbox, { args: [] });
+    const agent = await startAgent(runtime, suite.sandbox, { args: [] });
     try {
       const { sessionId } = await agent.newSession();
-      server.push({ text: "first" });
+      suite.server.push({ text: "first" });
       await promptWithId(agent, sessionId, "first prompt", "taken");
-      const requests = server.requests.length;
+      const requests = suite.server.requests.length;
       await rpcError(promptWithId(agent, sessionId, "again", "taken"), -32602);
       await rpcError(promptWithId(agent, sessionId, "huge", "m".repeat(10_000)), -32602);
       await rpcError(promptWithId(agent, sessionId, "control", "a\u0000b"), -32602);
       // None of them reached the model or the conversation.
-      expect(server.requests.length).toBe(requests);
-      server.push({ text: "fine" });
+      expect(suite.server.requests.length).toBe(requests);
+      suite.server.push({ text: "fine" });
       await promptWithId(agent, sessionId, "fine prompt");
-      expect(conversation(server.requests[requests]!)).toEqual(["user:first prompt", "assistant:first", "user:fine prompt"]);
+      expect(conversation(suite.server.requests[requests]!)).toEqual(["user:first prompt", "assistant:first", "user:fine prompt"]);
     } finally {
       expect(await agent.stop()).toBe(0);
     }
   }, 60_000);
 
   test("a rewind during a running turn cancels it first, then removes its prompt", async () => {
-    const agent = await startAgent(runtime, sandbox, { args: [] });
+    const agent = await startAgent(runtime, suite.sandbox, { args: [] });
     try {
       const { sessionId } = await agent.newSession();
-      server.push({ text: "kept" });
+      suite.server.push({ text: "kept" });
       await promptWithId(agent, sessionId, "keep me");
       let release!: () => void;
-      server.push({ text: "never seen", gate: new Promise<void>((resolve) => (release = resolve)) });
-      const base = server.requests.length;
+      suite.server.push({ text: "never seen", gate: new Promise<void>((resolve) => (release = resolve)) });
+      const base = suite.server.requests.length;
       const running = agent.client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "running prompt" }] });
-      await server.request(base + 1);
+      await suite.server.request(base + 1);
       const rewound = rewind(agent, { sessionId, beforeMessage: { messageId: "unknown-here", messageFingerprint: fingerprint("running prompt"), messageOccurrence: 1 } });
       expect((await running).stopReason).toBe("cancelled");
       expect(await rewound).toEqual({ rewound: true });
       release();
-      server.push({ text: "after" });
-      const next = server.requests.length;
+      suite.server.push({ text: "after" });
+      const next = suite.server.requests.length;
       await promptWithId(agent, sessionId, "after the rewind");
-      expect(conversation(server.requests[next]!)).toEqual(["user:keep me", "assistant:kept", "user:after the rewind"]);
+      expect(conversation(suite.server.requests[next]!)).toEqual(["user:keep me", "assistant:kept", "user:after the rewind"]);
       await waitFor(() => true);
     } finally {
       expect(await agent.stop()).toBe(0);
@@ -180,7 +154,7 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
   }, 60_000);
 
   test("/undo and /rewind N, announced with the commands, rewind the conversation from any editor", async () => {
-    const agent = await startAgent(runtime, sandbox, { args: [] });
+    const agent = await startAgent(runtime, suite.sandbox, { args: [] });
     try {
       const { sessionId } = await agent.newSession();
       await waitFor(() => agent.client.updates(sessionId).some((u) => u.sessionUpdate === "available_commands_update"), 10_000, "commands");
@@ -193,7 +167,7 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
         return agentText(agent.client.updates(sessionId).slice(before));
       };
       expect(await say("/undo")).toContain("Nothing to undo");
-      server.push({ text: "r1" }, { text: "r2" }, { text: "r3" });
+      suite.server.push({ text: "r1" }, { text: "r2" }, { text: "r3" });
       await say("first");
       await say("second");
       await say("third");
@@ -202,26 +176,26 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
       expect(await say("/rewind 7")).toContain("Nothing was rewound");
       expect(await say("/rewind -1")).toContain("Nothing was rewound");
       expect(await say("/rewind 2")).toContain("“second”");
-      server.push({ text: "r4" });
-      const base = server.requests.length;
+      suite.server.push({ text: "r4" });
+      const base = suite.server.requests.length;
       await say("fourth");
-      expect(conversation(server.requests[base]!)).toEqual(["user:first", "assistant:r1", "user:fourth"]);
+      expect(conversation(suite.server.requests[base]!)).toEqual(["user:first", "assistant:r1", "user:fourth"]);
     } finally {
       expect(await agent.stop()).toBe(0);
     }
   }, 60_000);
 
   test("_session/rewind_files puts back what the agent wrote, edited and what its commands did from a prompt on, and never what the user changed since", async () => {
-    sandbox.write("project/user.txt", "the user's file\n");
-    sandbox.write("project/doomed.txt", "about to be deleted by a command\n");
-    sandbox.write("project/node_modules/dep/index.js", "skipped by snapshots\n");
-    const first = await startAgent(runtime, sandbox, { args: ["--approval-mode", "yolo"] });
+    suite.sandbox.write("project/user.txt", "the user's file\n");
+    suite.sandbox.write("project/doomed.txt", "about to be deleted by a command\n");
+    suite.sandbox.write("project/node_modules/dep/index.js", "skipped by snapshots\n");
+    const first = await startAgent(runtime, suite.sandbox, { args: ["--approval-mode", "yolo"] });
     let agent = first;
     try {
       const { sessionId } = await agent.newSession();
       const write = (id: string, path: string, content: string) => ({ id, name: "write", input: { path, content } });
       const edit = (id: string, path: string, oldText: string, newText: string) => ({ id, name: "edit", input: { path, edits: [{ oldText, newText }] } });
-      server.push(
+      suite.server.push(
         { toolCalls: [write("w1", "keep.txt", "kept\n"), write("w2", "notes.txt", "notes v1\n")] },
         { text: "one" },
         { toolCalls: [edit("e1", "notes.txt", "v1", "v2"), write("w3", "new.txt", "created\n"), edit("e2", "user.txt", "user's", "agent's")] },
@@ -230,18 +204,18 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
         { toolCalls: [edit("e3", "new.txt", "created", "created and edited")] },
         { text: "three" },
       );
-      sandbox.write("project/sub/.keep", "");
+      suite.sandbox.write("project/sub/.keep", "");
       await promptWithId(agent, sessionId, "prompt one");
       const second = await promptWithId(agent, sessionId, "prompt two");
       await promptWithId(agent, sessionId, "prompt three");
       expect(read("project/notes.txt")).toBe("notes v2\n");
       expect(read("project/new.txt")).toBe("created and edited\n");
       // The user edits a file the agent changed.
-      sandbox.write("project/user.txt", "the agent's file, then the user's edit\n");
+      suite.sandbox.write("project/user.txt", "the agent's file, then the user's edit\n");
       // The checkpoints are the session's: a new process that loads it can put the files back.
       expect(await first.stop()).toBe(0);
-      agent = await startAgent(runtime, sandbox, { args: ["--approval-mode", "yolo"] });
-      await agent.client.agent.request(methods.agent.session.load, { sessionId, cwd: sandbox.project, mcpServers: [] });
+      agent = await startAgent(runtime, suite.sandbox, { args: ["--approval-mode", "yolo"] });
+      await agent.client.agent.request(methods.agent.session.load, { sessionId, cwd: suite.sandbox.project, mcpServers: [] });
 
       const point = { messageId: second.userMessageId, messageFingerprint: fingerprint("prompt two"), messageOccurrence: 1 };
       const files = (answer: { files: Array<{ path: string; action: string; applied: boolean }> }) =>
@@ -253,7 +227,7 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
       await rpcError(agent.client.agent.request("_session/rewind_files", { sessionId, beforeMessage: { ...point, messageOccurrence: 2, messageId: "unknown" } }), -32602);
       const dry = await agent.client.agent.request<any>("_session/rewind_files", { sessionId, beforeMessage: point, dryRun: true });
       expect(read("project/sub/cmd-new.txt")).toBe("made by a command\n");
-      expect(existsSync(join(sandbox.root, "project/doomed.txt"))).toBe(false);
+      expect(existsSync(join(suite.sandbox.root, "project/doomed.txt"))).toBe(false);
       expect(files(dry)).toEqual({
         "notes.txt": "restore (not applied)",
         "new.txt": "delete (not applied)",
@@ -263,55 +237,55 @@ describe.each(RUNTIMES)("rewinding the conversation on %s", (runtime) => {
         "keep.txt": "restore (not applied)",
       });
       expect(read("project/notes.txt")).toBe("notes v2\n");
-      expect(existsSync(join(sandbox.root, "project/new.txt"))).toBe(true);
+      expect(existsSync(join(suite.sandbox.root, "project/new.txt"))).toBe(true);
 
       const real = await agent.client.agent.request<any>("_session/rewind_files", { sessionId, beforeMessage: point });
       expect(files(real)).toEqual({ "notes.txt": "restore", "new.txt": "delete", "user.txt": "conflict (not applied)", "cmd-new.txt": "delete", "doomed.txt": "recreate", "keep.txt": "restore" });
-      expect(existsSync(join(sandbox.root, "project/sub/cmd-new.txt"))).toBe(false);
+      expect(existsSync(join(suite.sandbox.root, "project/sub/cmd-new.txt"))).toBe(false);
       expect(read("project/doomed.txt")).toBe("about to be deleted by a command\n");
       expect(read("project/notes.txt")).toBe("notes v1\n");
-      expect(existsSync(join(sandbox.root, "project/new.txt"))).toBe(false);
+      expect(existsSync(join(suite.sandbox.root, "project/new.txt"))).toBe(false);
       expect(read("project/user.txt")).toBe("the agent's file, then the user's edit\n");
       expect(read("project/keep.txt")).toBe("kept\n");
       // Done once: a second run finds nothing left to put back.
       expect((await agent.client.agent.request<any>("_session/rewind_files", { sessionId, beforeMessage: point, dryRun: true })).files).toEqual([]);
 
       expect(await rewind(agent, { sessionId, beforeMessage: point })).toEqual({ rewound: true });
-      server.push({ text: "fresh" });
-      const base = server.requests.length;
+      suite.server.push({ text: "fresh" });
+      const base = suite.server.requests.length;
       await promptWithId(agent, sessionId, "prompt four");
-      expect(conversation(server.requests[base]!)).toEqual(["user:prompt one", "assistant:call write", "assistant:call write", "tool:w1", "tool:w2", "assistant:one", "user:prompt four"]);
+      expect(conversation(suite.server.requests[base]!)).toEqual(["user:prompt one", "assistant:call write", "assistant:call write", "tool:w1", "tool:w2", "assistant:one", "user:prompt four"]);
     } finally {
       expect(await agent.stop()).toBe(0);
     }
   }, 60_000);
 
   test("a journal that names files outside the session's folders gets nothing written there", async () => {
-    const agent = await startAgent(runtime, sandbox, { args: [] });
+    const agent = await startAgent(runtime, suite.sandbox, { args: [] });
     const { sessionId } = await agent.newSession();
-    server.push({ text: "fine" });
+    suite.server.push({ text: "fine" });
     const sent = await promptWithId(agent, sessionId, "an innocent prompt");
     expect(await agent.stop()).toBe(0);
     // Someone edits the session file: a command "deleted" files outside the project, with a copy to bring back.
     const bytes = "written by a forged journal\n";
     const id = createHash("sha256").update(bytes).digest("hex");
-    const sessionFile = findSessionFile(join(sandbox.home, "sessions"), sessionId);
+    const sessionFile = findSessionFile(join(suite.sandbox.home, "sessions"), sessionId);
     const store = join(sessionFile.replace(/\.jsonl$/, ".outputs"), "checkpoints", id.slice(0, 2));
     mkdirSync(store, { recursive: true });
     writeFileSync(join(store, id), bytes);
-    const forged = [join(sandbox.root, "outside.txt"), `${sandbox.project}/../outside-too.txt`, "relative.txt"];
+    const forged = [join(suite.sandbox.root, "outside.txt"), `${suite.sandbox.project}/../outside-too.txt`, "relative.txt"];
     appendFileSync(sessionFile, `${JSON.stringify({ type: "command_files", toolCallId: "forged", files: forged.map((path) => ({ path, before: id, after: null })) })}\n`);
 
-    const again = await startAgent(runtime, sandbox, { args: [] });
+    const again = await startAgent(runtime, suite.sandbox, { args: [] });
     try {
-      await again.client.agent.request(methods.agent.session.load, { sessionId, cwd: sandbox.project, mcpServers: [] });
+      await again.client.agent.request(methods.agent.session.load, { sessionId, cwd: suite.sandbox.project, mcpServers: [] });
       const point = { messageId: sent.userMessageId, messageFingerprint: fingerprint("an innocent prompt"), messageOccurrence: 1 };
       const answer = await again.client.agent.request<any>("_session/rewind_files", { sessionId, beforeMessage: point });
       expect(answer.files.map((f: { action: string; applied: boolean; reason?: string }) => `${f.action}${f.applied ? "" : " (not applied)"}: ${f.reason}`)).toEqual(
         forged.map(() => "unavailable (not applied): outside the session's folders"),
       );
-      expect(existsSync(join(sandbox.root, "outside.txt"))).toBe(false);
-      expect(existsSync(join(sandbox.root, "outside-too.txt"))).toBe(false);
+      expect(existsSync(join(suite.sandbox.root, "outside.txt"))).toBe(false);
+      expect(existsSync(join(suite.sandbox.root, "outside-too.txt"))).toBe(false);
     } finally {
       expect(await again.stop()).toBe(0);
     }

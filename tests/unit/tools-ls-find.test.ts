@@ -169,6 +169,21 @@ describe("find", () => {
   });
 });
 
+describe("ignore rules a walk applies", () => {
+  test("past 2000 rules in one walk an ignore file is not applied, and the result names it", async () => {
+    const rules = (count: number, name: string) => `${Array.from({ length: count }, (_, n) => `never-${name}-${n}`).join("\n")}\n${name}\n`;
+    write("rules/.gitignore", rules(1500, "first.txt"));
+    write("rules/first.txt");
+    // Its rules would take the walk past the budget: they do not apply, so second.txt is found.
+    write("rules/deep/.gitignore", rules(1000, "second.txt"));
+    write("rules/deep/second.txt");
+    const text = textOf(await findTool.execute({ pattern: "*.txt", path: "rules" }, ctx()));
+    expect(text).not.toContain("first.txt");
+    expect(text).toContain("deep/second.txt");
+    expect(text).toContain(`${join(root, "rules", "deep", ".gitignore")} were not applied: with them one walk would apply more than 2000 ignore rules`);
+  });
+});
+
 describe("walkFiles", () => {
   test("stops mid-walk when the signal fires", async () => {
     const controller = new AbortController();

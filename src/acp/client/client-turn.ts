@@ -7,7 +7,8 @@
 import type { TurnOptions } from "../../engine/session.ts";
 import { askTools } from "./ask-user.ts";
 import type { LiveSession } from "../../sessions/live-session.ts";
-import { clientWorkspace } from "./client-workspace.ts";
+import { clientWorkspace, editorFiles } from "./client-workspace.ts";
+import type { EditorFiles } from "../../sessions/checkpoints/restore-files.ts";
 import type { ConnectionState } from "../connection/connection-state.ts";
 import { createAuthorizer } from "../permissions/authorizer.ts";
 import type { AgentContext } from "../sdk.ts";
@@ -19,4 +20,10 @@ export function clientTurnOptions(live: LiveSession, client: AgentContext, state
     workspace: clientWorkspace(live.agent.workspace, client, state.clientCapabilities, live.id),
     ...askTools(live, client, state),
   };
+}
+
+/** `{editor}` when `client` reads or writes files for the agent (a rewind restores through it), else nothing. */
+export function editorOf(client: AgentContext, state: ConnectionState, sessionId: string): { editor?: EditorFiles } {
+  const editor = editorFiles(client, state.clientCapabilities, sessionId);
+  return editor ? { editor } : {};
 }

@@ -9,8 +9,20 @@
 import { redact } from "../../runtime/secrets.ts";
 import { truncateTail } from "../../tools/truncate.ts";
 import type { ExecRequest, ExecResult, Workspace } from "../../tools/types.ts";
+import type { EditorFiles } from "../../sessions/checkpoints/restore-files.ts";
 import { startInEditorTerminal, terminalRequest } from "./client-background.ts";
 import { methods, type AgentContext, type ClientCapabilities } from "../sdk.ts";
+
+/** The files' side the editor offers the agent (see restore-files.ts): reading and writing as it advertised them; undefined when neither. */
+export function editorFiles(client: AgentContext, capabilities: ClientCapabilities, sessionId: string): EditorFiles | undefined {
+  const readable = capabilities.fs?.readTextFile === true;
+  const writable = capabilities.fs?.writeTextFile === true;
+  if (!readable && !writable) return undefined;
+  return {
+    ...(readable ? { read: async (path: string) => (await client.request(methods.client.fs.readTextFile, { sessionId, path })).content } : {}),
+    ...(writable ? { write: async (path: string, content: string) => void (await client.request(methods.client.fs.writeTextFile, { sessionId, path, content })) } : {}),
+  };
+}
 
 export function clientWorkspace(local: Workspace, client: AgentContext, capabilities: ClientCapabilities, sessionId: string): Workspace {
   const readable = capabilities.fs?.readTextFile === true;

@@ -13,7 +13,7 @@ import { restoreInteractiveJit } from "../../runtime/host/jit-policy.ts";
 import { ModelError } from "../../models/types.ts";
 import { promptSession } from "../../sessions/turns/prompt-session.ts";
 import type { AgentServices } from "../../sessions/services.ts";
-import { clientTurnOptions } from "../client/client-turn.ts";
+import { clientTurnOptions, editorOf } from "../client/client-turn.ts";
 import { eitherSignal } from "../../runtime/either-signal.ts";
 import type { ConnectionState } from "../connection/connection-state.ts";
 import { internalError, protocolError, sessionBusy, toRequestError } from "../errors.ts";
@@ -71,6 +71,7 @@ export function registerPrompt(app: HandlerApp, services: AgentServices, state: 
         turn: { ...clientTurnOptions(live, client, state), onUsage: usage.add },
         ...(params.messageId === undefined ? {} : { messageId: params.messageId }),
         joined: (id) => void (userMessageId = id),
+        ...editorOf(client, state, live.id),
       });
       return { stopReason, ...usage.answer(), ...(userMessageId === undefined ? {} : { userMessageId }) };
     } catch (error) {

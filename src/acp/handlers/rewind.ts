@@ -23,7 +23,7 @@ export function registerRewind(app: HandlerApp, services: AgentServices, state: 
     app.onRequest(
       method,
       (raw: unknown) => raw,
-      async ({ params, signal }) => (await import("./rewind-requests.ts")).answerRewind(method, params, signal, services, state),
+      async ({ params, signal, client }) => (await import("./rewind-requests.ts")).answerRewind(method, params, signal, services, state, client),
     );
   }
 }

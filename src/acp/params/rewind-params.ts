@@ -1,7 +1,8 @@
 /**
  * `_session/rewind` params (the JetBrains AIR extension): `{sessionId,
  * beforeMessage: {messageId, messageFingerprint: "sha256:<64 hex>",
- * messageOccurrence (1-based)}, resumeAtMessage?}`, and
+ * messageOccurrence (1-based)}, resumeAtMessage?: the same shape,
+ * naming the last assistant message kept}`, and
  * `_session/rewind_files`'s: `{sessionId, beforeMessage, dryRun?}`. The SDK has no schema
  * for it; anything of the wrong shape is refused (-32602) before anything is read.
  * @module
@@ -19,8 +20,8 @@ const PointSchema = v.object({
 const RewindParamsSchema = v.object({
   sessionId: v.string(),
   beforeMessage: PointSchema,
-  // Where the client resumes showing the conversation; the agent's own history needs nothing from it.
-  resumeAtMessage: v.optional(v.unknown()),
+  // The assistant message the client resumes at: a guard that its view and the session's agree (see rewind-points.ts).
+  resumeAtMessage: v.optional(v.nullable(PointSchema)),
   _meta: v.optional(v.unknown()),
 });
 

@@ -4,10 +4,12 @@
  * right after it, and the files it created, changed or deleted are recorded
  * with ids of kept copies of their content before and after, so a file
  * rewind can put them back. A change no copy could be kept of is recorded as
- * such and the user is told.
+ * such and the user is told. A background command is followed to its end,
+ * and what it changed after its call returned is recorded then.
  * @module
  */
 import type { CallStep, StepCall } from "../../engine/call-steps.ts";
+import type { EventSink } from "../../engine/events.ts";
 
 /** Where a session's copies are kept (its private folder, made on first use). */
 export type CheckpointFolder = () => Promise<string>;
@@ -15,13 +17,17 @@ export type CheckpointFolder = () => Promise<string>;
 /** The sub-folder of a session's private folder that holds its checkpoint store. */
 export const CHECKPOINT_FOLDER = "checkpoints";
 
-/** The step for one session; `folder` is its checkpoint store's folder. The snapshot code loads with the first command. */
-export function commandCheckpoints(folder: CheckpointFolder): CallStep {
+/**
+ * The step for one session; `folder` is its checkpoint store's folder, `late` where the changes a background command
+ * made are reported at its end (after its call, maybe after its turn: the session's journal and clients). The
+ * snapshot code loads with the first command.
+ */
+export function commandCheckpoints(folder: CheckpointFolder, late: EventSink): CallStep {
   let step: Promise<CallStep> | undefined;
   return {
     async before(call: StepCall) {
       if (call.tool.kind !== "execute") return undefined;
-      step ??= import("./command-snapshots.ts").then((m) => m.snapshotStep(folder));
+      step ??= import("./command-snapshots.ts").then((m) => m.snapshotStep(folder, late));
       return await (await step).before(call);
     },
   };

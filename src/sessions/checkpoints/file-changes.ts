@@ -5,7 +5,9 @@
  * text before and after, and every command records the files it created,
  * changed or deleted (`command_files`, copies kept in the checkpoint store).
  * For each file this keeps its content before the first change (null: absent)
- * and the content the agent left last. Changes already undone (a
+ * and the content the agent left last. A command's changes count from the
+ * prompt whose turn made its call, wherever they are recorded (a background
+ * command's are recorded when it ends, maybe during a later prompt). Changes already undone (a
  * `files_rewound` entry) and changes a rewind took out of the conversation
  * are not counted again.
  * @module
@@ -39,11 +41,15 @@ export function fileChangesSince(stored: readonly StoredEntry[], from: number): 
     changes.set(path, { path, kind: "kept", before: known ? known.before : before, after });
   };
   const unkept = (path: string, reason: string) => changes.set(path, { path, kind: "unkept", reason });
+  // The message each call was made after: a command's changes count from there.
+  const callAt = new Map<string, number>();
   let messages = -1;
   stored.forEach((raw, position) => {
     if (raw.type === "message") messages += 1;
-    if (messages < from || skipped.has(position) || entryProblem(raw) !== undefined) return;
+    if (skipped.has(position) || entryProblem(raw) !== undefined) return;
     const entry = raw as unknown as SessionEntry;
+    if (entry.type === "tool_call") callAt.set(entry.toolCallId, messages);
+    if ((entry.type === "command_files" ? (callAt.get(entry.toolCallId) ?? messages) : messages) < from) return;
     if (entry.type === "tool_call") calls.set(entry.toolCallId, entry);
     if (entry.type === "command_files") {
       for (const file of entry.files) change(file.path, file.before === null ? null : { id: file.before }, file.after === null ? null : { id: file.after });

@@ -3,14 +3,20 @@
  * inode, and the id of a kept copy of its bytes. Two snapshots around a
  * command tell what it created, changed and deleted. A file whose size,
  * times and inode are as in the last snapshot is not read again, so only
- * the first snapshot of a session reads the whole tree. Bounded: folders
- * that hold dependencies, build output or version control are skipped, as
- * are links (never followed), files over a size limit (named as not kept when
- * a command changes them) and anything past a file count.
+ * the first snapshot of a session reads the whole tree. What the project's
+ * `.gitignore` files ignore (root and nested, `!` included, read like the
+ * search tools read them: bounded, regular files inside the project) is left
+ * out, as are folders that hold dependencies, build output or version
+ * control whatever they say. Bounded: links are never followed, files over
+ * a size limit are named as not kept when a command changes them, and
+ * nothing past a file count is looked at. What was left out is kept by name
+ * (`hidden`), so a file that a command's change to the ignore rules brings
+ * in or out of view is not taken for created or deleted.
  * @module
  */
-import { join } from "../../runtime/files/path.ts";
-import { lstat, readDir, readFileBytes } from "../../runtime/files/fs.ts";
+import { dirname } from "../../runtime/files/path.ts";
+import { isNotFound, lstat, readFileBytes } from "../../runtime/files/fs.ts";
+import { walkFiles, type WalkOptions } from "../../tools/search/file-walker.ts";
 import { holdsSecret } from "../../runtime/secrets.ts";
 import type { ObjectStore } from "./object-store.ts";
 
@@ -41,35 +47,76 @@ export type Snapshot = Map<string, FileState>;
 const same = (a: FileState | undefined, b: { size: number; mtimeMs: number; ctimeMs: number; ino: number }) =>
   a !== undefined && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
 
+/** A snapshot and what it left out. */
+export interface FolderSnapshot {
+  files: Snapshot;
+  /** Some files were not looked at (too many, or the snapshot was stopped). */
+  truncated: boolean;
+  /** Entries left out as ignored (`.gitignore`) or skipped; a folder stands for everything in it. */
+  hidden: Set<string>;
+  /** False when more entries were left out than `hidden` holds. */
+  hiddenComplete: boolean;
+  /** One notice per ignore file that was found but not applied. */
+  unappliedRules: string[];
+}
+
+/** Entries `hidden` holds at most. */
+const MAX_HIDDEN = 100_000;
+
 /** Snapshots `roots`; files unchanged since `previous` keep their copy without being read. */
-export async function snapshotFolders(roots: readonly string[], store: ObjectStore, previous: Snapshot, signal: AbortSignal): Promise<{ snapshot: Snapshot; truncated: boolean }> {
-  const snapshot: Snapshot = new Map();
-  const folders = [...roots];
-  let truncated = false;
-  while (folders.length > 0) {
-    const folder = folders.pop()!;
-    const files: string[] = [];
-    for (const entry of await readDir(folder).catch(() => [])) {
-      const path = join(folder, entry.name);
-      if (entry.isDirectory) {
-        if (!SKIPPED_FOLDERS.has(entry.name) && !roots.some((root) => root !== folder && path === root)) folders.push(path);
-      } else if (entry.isFile) {
-        if (snapshot.size + files.length >= MAX_SNAPSHOT_FILES) truncated = true;
-        else files.push(path);
+export async function snapshotFolders(roots: readonly string[], store: ObjectStore, previous: Snapshot, signal: AbortSignal): Promise<FolderSnapshot> {
+  const result: FolderSnapshot = { files: new Map(), truncated: false, hidden: new Set(), hiddenComplete: true, unappliedRules: [] };
+  const options: WalkOptions = {
+    roots,
+    signal,
+    followLinks: false,
+    skipDirectories: SKIPPED_FOLDERS,
+    onIgnored(path) {
+      if (result.hidden.size < MAX_HIDDEN) result.hidden.add(path);
+      else result.hiddenComplete = false;
+    },
+    onIgnoreFileSkipped: (notice) => result.unappliedRules.push(notice),
+  };
+  let batch: string[] = [];
+  // A few files at a time: reading and keeping them is mostly waiting on the disk.
+  const flush = async () => {
+    const states = await Promise.all(batch.map((path) => fileState(path, previous.get(path), store)));
+    batch.forEach((path, n) => {
+      const state = states[n];
+      if (state) result.files.set(path, state);
+    });
+    batch = [];
+  };
+  for (const root of roots) {
+    try {
+      // A root inside another is walked on its own, once.
+      const walk = walkFiles(root, { ...options, filter: (path) => path === root || !roots.includes(path) });
+      for await (const entry of walk) {
+        if (entry.isDirectory) continue;
+        if (result.files.size + batch.length >= MAX_SNAPSHOT_FILES) {
+          result.truncated = true;
+          break;
+        }
+        batch.push(entry.path);
+        if (batch.length >= PARALLEL_FILES) await flush();
       }
+      await flush();
+    } catch (error) {
+      if (signal.aborted) result.truncated = true;
+      // A root that is gone (a removed additional folder) holds nothing; anything else is the step's failure.
+      else if (!isNotFound(error)) throw error;
     }
-    // A few files at a time: reading and keeping them is mostly waiting on the disk.
-    for (let at = 0; at < files.length; at += PARALLEL_FILES) {
-      if (signal.aborted) return { snapshot, truncated: true };
-      const batch = files.slice(at, at + PARALLEL_FILES);
-      const states = await Promise.all(batch.map((path) => fileState(path, previous.get(path), store)));
-      batch.forEach((path, n) => {
-        const state = states[n];
-        if (state) snapshot.set(path, state);
-      });
-    }
+    if (result.truncated) break;
   }
-  return { snapshot, truncated };
+  return result;
+}
+
+/** Whether `path`, or a folder holding it, was left out of `snapshot` as ignored or skipped. */
+export function hiddenIn(snapshot: FolderSnapshot, path: string): boolean {
+  for (let at = path; ; at = dirname(at)) {
+    if (snapshot.hidden.has(at)) return true;
+    if (dirname(at) === at) return false;
+  }
 }
 
 /** A file's state: `known` again when its size, times and inode did not change, else read and kept anew. Undefined when it is gone or not a regular file. */

@@ -11,7 +11,7 @@ import type { AgentServices } from "../services.ts";
 import { SessionError } from "../session-error.ts";
 import { rewindPoints, type RewindPoint } from "../rewind/rewind-points.ts";
 import { fileChangesSince } from "./file-changes.ts";
-import { restoreFiles, type FileOutcome } from "./restore-files.ts";
+import { restoreFiles, type EditorFiles, type FileOutcome } from "./restore-files.ts";
 import { ObjectStore } from "./object-store.ts";
 import { CHECKPOINT_FOLDER } from "./command-checkpoints.ts";
 import { join } from "../../runtime/files/path.ts";
@@ -22,25 +22,27 @@ export interface RewindFilesRequest {
   signal: AbortSignal;
   pick: (points: readonly RewindPoint[]) => RewindPoint;
   dryRun: boolean;
+  /** The editor's side of the files, when it reads or writes them for the agent. */
+  editor?: EditorFiles;
 }
 
 /** Lists (dry run) or restores the files changed from the point on. Refused (`invalid_params`) when the point names no message. */
 export async function rewindFiles(services: AgentServices, live: LiveSession, request: RewindFilesRequest): Promise<FileOutcome[]> {
-  if (request.dryRun) return await filesFrom(services, live, request.pick, true);
+  if (request.dryRun) return await filesFrom(services, live, request.pick, true, request.editor);
   request.pick(await rewindPoints((await services.store.read(live.id)).entries));
   live.cancel("the files are being rewound");
-  const done = await live.claimTurn({ clientId: request.clientId, signal: request.signal, steerable: false }, () => filesFrom(services, live, request.pick, false));
+  const done = await live.claimTurn({ clientId: request.clientId, signal: request.signal, steerable: false }, () => filesFrom(services, live, request.pick, false, request.editor));
   if (done === "cancelled") throw new SessionError("internal", "the file rewind was cancelled before it ran; no file was changed", { sessionId: live.id });
   return done;
 }
 
 /** Lists or restores the files changed from the point on; a real run must hold the session's turn (a built-in command does). */
-export async function filesFrom(services: AgentServices, live: LiveSession, pick: (points: readonly RewindPoint[]) => RewindPoint, dryRun: boolean): Promise<FileOutcome[]> {
+export async function filesFrom(services: AgentServices, live: LiveSession, pick: (points: readonly RewindPoint[]) => RewindPoint, dryRun: boolean, editor?: EditorFiles): Promise<FileOutcome[]> {
   if (!dryRun) await live.recorder.settle();
   const stored = (await services.store.read(live.id)).entries;
   const point = pick(await rewindPoints(stored));
   const store = new ObjectStore(join(await services.store.outputDirectory(live.id), CHECKPOINT_FOLDER));
-  const outcomes = await restoreFiles(fileChangesSince(stored, point.from), live.agent.workspace.roots, (id) => store.get(id), dryRun);
+  const outcomes = await restoreFiles(fileChangesSince(stored, point.from), live.agent.workspace.roots, (id) => store.get(id), dryRun, editor);
   if (!dryRun) await live.recorder.write({ type: "files_rewound", messageId: point.messageId, from: point.from }, true);
   return outcomes;
 }

@@ -16,12 +16,15 @@ import { normalizeTitle, retitleLive } from "../lifecycle/rename-session.ts";
 import type { AgentServices } from "../services.ts";
 import { broadcast } from "../session-broadcast.ts";
 import { availableCommands } from "./slash-commands.ts";
+import type { EditorFiles } from "../checkpoints/restore-files.ts";
 
 /** What a built-in command works on. */
 export interface BuiltinContext {
   live: LiveSession;
   services: AgentServices;
   emit: EventSink;
+  /** The editor's side of the files, when the client that sent the command reads or writes them for the agent. */
+  editor?: EditorFiles;
 }
 
 type Builtin = (args: string, context: BuiltinContext) => Promise<StopReason>;
@@ -82,12 +85,12 @@ const BUILTINS: Record<string, Builtin> = {
   async undo(_args, context) {
     // Loaded on first use: most sessions never rewind.
     const { undoCommand } = await import("../rewind/rewind-commands.ts");
-    return await say(context, await undoCommand(context.services, context.live));
+    return await say(context, await undoCommand(context.services, context.live, context.editor));
   },
 
   async rewind(args, context) {
     const { rewindCommand } = await import("../rewind/rewind-commands.ts");
-    return await say(context, await rewindCommand(context.services, context.live, args));
+    return await say(context, await rewindCommand(context.services, context.live, args, context.editor));
   },
 
   async compact(args, context) {

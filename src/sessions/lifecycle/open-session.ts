@@ -31,6 +31,8 @@ import { SessionRecorder } from "../journal/session-recorder.ts";
 import type { RestoredState } from "../journal/session-restore.ts";
 import { LiveSession } from "../live-session.ts";
 import { sessionEmitter } from "../session-emitter.ts";
+import { noticeToSession } from "../session-broadcast.ts";
+import type { EngineEvent } from "../../engine/events.ts";
 import { SessionError } from "../session-error.ts";
 
 /** What a live session is built from. */
@@ -117,6 +119,13 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   const [context, setup] = await Promise.all([readContext(places), readSetup(setupFolders)]);
   notices.push(...context.skipped.map(contextNotice), ...setup.notices);
   const date = new Date();
+  // Set once the session exists: a background command's changes reach its journal and clients when the command ends.
+  let opened: LiveSession | undefined;
+  const late = async (event: EngineEvent) => {
+    if (!opened) return;
+    if (event.type === "notice") noticeToSession(opened, event.text);
+    else await opened.recorder.record(event, agent);
+  };
   const systemPrompt = sessionSystemPrompt({ contextFiles: context.files, skills: setup.skills, cwd: request.cwd, additionalDirectories: extra, date });
   const agent = new AgentSession({
     id,
@@ -130,7 +139,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     compaction: compactionBudget(model.info.contextWindow, settings.compaction ?? {}),
     ...(restored ? { history: restored.history } : {}),
     // Files a command changes are snapshotted around it, so a rewind can put them back.
-    steps: [commandCheckpoints(async () => join(await services.store.outputDirectory(id), CHECKPOINT_FOLDER))],
+    steps: [commandCheckpoints(async () => join(await services.store.outputDirectory(id), CHECKPOINT_FOLDER), late)],
   });
   if (restored?.usage) {
     Object.assign(agent.totals, {
@@ -163,6 +172,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     emitterFor: sessionEmitter,
     ...(restored?.title ? { title: restored.title } : {}),
   });
+  opened = live;
   trackContext(live, places, date, context);
   trackSetup(live, setupFolders, setup);
   live.offerTools(sessionTools(live));

@@ -12,12 +12,12 @@ import type { AgentServices } from "../services.ts";
 import { rewindHeld, livePoints } from "./rewind-conversation.ts";
 import type { RewindPoint } from "./rewind-points.ts";
 import { filesFrom } from "../checkpoints/rewind-files.ts";
-import type { FileOutcome } from "../checkpoints/restore-files.ts";
+import type { EditorFiles, FileOutcome } from "../checkpoints/restore-files.ts";
 
 /** Files and conversation back to before `point`; what to tell the user about the files. */
-async function goBack(services: AgentServices, live: LiveSession, point: RewindPoint): Promise<string> {
+async function goBack(services: AgentServices, live: LiveSession, point: RewindPoint, editor?: EditorFiles): Promise<string> {
   const pick = (now: readonly RewindPoint[]) => now.find((p) => p.messageId === point.messageId) ?? point;
-  const files = await filesFrom(services, live, pick, false);
+  const files = await filesFrom(services, live, pick, false, editor);
   await rewindHeld(services, live, pick);
   return filesReport(files);
 }
@@ -26,7 +26,7 @@ async function goBack(services: AgentServices, live: LiveSession, point: RewindP
 function filesReport(files: readonly FileOutcome[]): string {
   if (files.length === 0) return "No file the agent changed needed putting back.";
   const line = (f: FileOutcome) => {
-    if (f.applied) return `  ${f.action === "delete" ? "removed (the agent created it)" : "restored"}: ${f.path}`;
+    if (f.applied) return `  ${f.action === "delete" ? "removed (the agent created it)" : "restored"}${f.via === "editor" ? " in the editor" : ""}: ${f.path}${f.note ? ` — ${f.note}` : ""}`;
     return `  left as it is${f.action === "conflict" ? " (changed by you since)" : ""}: ${f.path}${f.reason ? ` — ${f.reason}` : ""}`;
   };
   return `Files:\n${files.map(line).join("\n")}`;
@@ -42,16 +42,16 @@ function preview(point: RewindPoint): string {
 }
 
 /** `/undo`: the last prompt and everything after it leave the conversation. Answers what to tell the user. */
-export async function undoCommand(services: AgentServices, live: LiveSession): Promise<string> {
+export async function undoCommand(services: AgentServices, live: LiveSession, editor?: EditorFiles): Promise<string> {
   const points = await livePoints(services, live);
   const last = points.at(-1);
   if (!last) return "Nothing to undo: the conversation has no prompt yet.";
-  const files = await goBack(services, live, last);
+  const files = await goBack(services, live, last, editor);
   return `Undone: ${preview(last)} and everything after it left the conversation.\n${files}`;
 }
 
 /** `/rewind` (list) or `/rewind N` (go back to before point N). Answers what to tell the user. */
-export async function rewindCommand(services: AgentServices, live: LiveSession, args: string): Promise<string> {
+export async function rewindCommand(services: AgentServices, live: LiveSession, args: string, editor?: EditorFiles): Promise<string> {
   const points = await livePoints(services, live);
   if (points.length === 0) return "Nothing to rewind: the conversation has no prompt yet.";
   const wanted = args.trim();
@@ -62,6 +62,6 @@ export async function rewindCommand(services: AgentServices, live: LiveSession, 
   const n = /^\d{1,9}$/.test(wanted) ? Number(wanted) : NaN;
   const point = points[n - 1];
   if (!point) return `Usage: /rewind N, where N is one of 1 to ${points.length} (\`/rewind\` lists them). Nothing was rewound.`;
-  const files = await goBack(services, live, point);
+  const files = await goBack(services, live, point, editor);
   return `Rewound to before message ${n} (${preview(point)}): it and everything after it left the conversation.\n${files}`;
 }

@@ -6,6 +6,12 @@
  * fingerprint must then agree; an id the session does not know (a client
  * that restored its history under ids of its own) is found by fingerprint
  * and occurrence. Anything else is refused: a rewind never guesses.
+ *
+ * `resumeAtMessage` is the extension's guard: the last assistant message
+ * with text the client shows before `beforeMessage` (the one the
+ * conversation resumes at), named the same way, its occurrence counted
+ * among assistant messages. When given it must name exactly that message,
+ * else nothing is rewound — the client's view and the session's differ.
  * @module
  */
 import type { ModelMessage } from "../../models/types.ts";
@@ -24,6 +30,18 @@ export interface RewindPoint {
   text: string;
   /** `sha256:<hex>` of its text, as the extension spells a fingerprint (joined without and with line breaks). */
   fingerprints: string[];
+  /** The last assistant message with text before it, if any (what `resumeAtMessage` must name). */
+  reply?: ReplyPoint;
+}
+
+/** An assistant message a conversation resumes at. */
+export interface ReplyPoint {
+  messageId: string;
+  fingerprints: string[];
+  /** For each fingerprint, which of the assistant messages with it this one is (1-based). */
+  occurrences: number[];
+  /** The ids of every assistant message of the conversation (shared): an id among them names that message only. */
+  knownIds: ReadonlySet<string>;
 }
 
 /** A point as a client names it (`beforeMessage`). */
@@ -40,23 +58,43 @@ export async function fingerprintOf(text: string): Promise<string> {
 }
 
 function textParts(message: ModelMessage): string[] {
-  return message.role === "user" ? message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])) : [];
+  return message.role === "tool" ? [] : message.content.flatMap((part) => (part.type === "text" ? [part.text] : []));
+}
+
+/** The fingerprints of a message's text: its parts joined without and with line breaks. */
+async function fingerprintsOf(parts: readonly string[]): Promise<string[]> {
+  return await Promise.all([...new Set([parts.join(""), parts.join("\n")])].map(fingerprintOf));
 }
 
 /** The user messages of the conversation a journal holds now, oldest first. */
 export async function rewindPoints(stored: readonly StoredEntry[]): Promise<RewindPoint[]> {
   const gone = new Set(restoreState(stored).retracted);
   const points: RewindPoint[] = [];
+  const knownIds = new Set<string>();
+  const seen = new Map<string, number>();
+  let reply: ReplyPoint | undefined;
   let from = -1;
   for (const entry of stored) {
     if (entry.type !== "message") continue;
     from += 1;
     if (gone.has(from) || entryProblem(entry) !== undefined) continue;
     const message = entry.message as ModelMessage;
-    if (message.role !== "user") continue;
+    const messageId = entry.messageId as string;
     const parts = textParts(message);
-    const forms = [...new Set([parts.join(""), parts.join("\n")])];
-    points.push({ messageId: entry.messageId as string, from, text: parts.join("\n"), fingerprints: await Promise.all(forms.map(fingerprintOf)) });
+    if (message.role === "user") {
+      points.push({ messageId, from, text: parts.join("\n"), fingerprints: await fingerprintsOf(parts), ...(reply ? { reply } : {}) });
+    } else if (message.role === "assistant") {
+      knownIds.add(messageId);
+      // A message with no text (only tool calls or thinking) shows nothing a client could name.
+      if (parts.join("") === "") continue;
+      const fingerprints = await fingerprintsOf(parts);
+      const occurrences = fingerprints.map((f) => {
+        const n = (seen.get(f) ?? 0) + 1;
+        seen.set(f, n);
+        return n;
+      });
+      reply = { messageId, fingerprints, occurrences, knownIds };
+    }
   }
   return points;
 }
@@ -65,8 +103,17 @@ function refused(message: string, data: Record<string, unknown> = {}): SessionEr
   return new SessionError("invalid_params", `${message}; nothing was rewound (reload the session to see its messages)`, data);
 }
 
-/** The point `request` names among `points` (a rewind of the files uses the same rule); refused (`invalid_params`) when it names none, or one whose text differs. */
-export function findPoint(points: readonly RewindPoint[], request: PointRequest): RewindPoint {
+/**
+ * The point `request` names among `points` (a rewind of the files uses the same rule); refused (`invalid_params`)
+ * when it names none, or one whose text differs, or when `resumeAt` is given and does not name its reply.
+ */
+export function findPoint(points: readonly RewindPoint[], request: PointRequest, resumeAt?: PointRequest): RewindPoint {
+  const found = userPoint(points, request);
+  if (resumeAt !== undefined) checkResumeAt(found, resumeAt);
+  return found;
+}
+
+function userPoint(points: readonly RewindPoint[], request: PointRequest): RewindPoint {
   const fingerprint = request.messageFingerprint.toLowerCase();
   const byId = points.find((p) => p.messageId === request.messageId);
   if (byId) {
@@ -84,4 +131,21 @@ export function findPoint(points: readonly RewindPoint[], request: PointRequest)
     );
   }
   return found;
+}
+
+/** Refuses (`invalid_params`) a `resumeAtMessage` that is not the last assistant message with text before `point`. */
+function checkResumeAt(point: RewindPoint, request: PointRequest): void {
+  const reply = point.reply;
+  const field = { field: "resumeAtMessage" };
+  if (!reply) throw refused("resumeAtMessage: no assistant message comes before beforeMessage (leave resumeAtMessage out for the first prompt)", field);
+  const fingerprint = request.messageFingerprint.toLowerCase();
+  const at = reply.fingerprints.indexOf(fingerprint);
+  if (request.messageId === reply.messageId) {
+    if (at < 0) throw refused("resumeAtMessage: the message with this id has different text (messageFingerprint does not match)", field);
+    return;
+  }
+  // An id of another assistant message names that one; an unknown id is found by fingerprint and occurrence.
+  if (reply.knownIds.has(request.messageId) || at < 0 || reply.occurrences[at] !== request.messageOccurrence) {
+    throw refused("resumeAtMessage: it is not the last assistant message before beforeMessage", field);
+  }
 }

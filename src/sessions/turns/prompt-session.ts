@@ -26,6 +26,7 @@ import { parseSlashCommand } from "../commands/slash-arguments.ts";
 import { promptBudget } from "./prompt-budget.ts";
 import { newMessageId } from "../../engine/ids.ts";
 import { SessionError } from "../session-error.ts";
+import type { EditorFiles } from "../checkpoints/restore-files.ts";
 
 /** What the client asks for, in the terms of this layer. */
 export interface PromptRequest {
@@ -53,6 +54,8 @@ export interface PromptRequest {
   messageId?: string;
   /** Told the id the prompt's user message got, once it joins the conversation (a built-in command has none). */
   joined?(messageId: string): void;
+  /** The editor's side of the files, when this client reads or writes them for the agent (`/undo` restores through it). */
+  editor?: EditorFiles;
 }
 
 /** Runs one prompt, after the prompts queued before it; `cancelled` when it is dropped from the queue. */
@@ -78,7 +81,7 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
     if (builtin) {
       if (turn.signal.aborted) return "cancelled";
       await request.starting?.();
-      return await builtin(command.rest, { live, services, emit });
+      return await builtin(command.rest, { live, services, emit, ...(request.editor ? { editor: request.editor } : {}) });
     }
     // What a command's `@path`s embed spends what the prompt's own content left of its budget.
     const left = Math.max(0, promptBudget(live.agent.model.info.contextWindow) - (request.size?.() ?? 0));

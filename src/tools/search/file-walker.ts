@@ -7,7 +7,11 @@
  * (a `PathFilter`) are neither yielded nor entered. Ignore files come with
  * the repository, so they are read with `readConfinedFile` (inside the roots
  * or the repository, regular, at most 1 MiB); one that is not read is
- * reported through `onIgnoreFileSkipped` and its rules do not apply.
+ * reported through `onIgnoreFileSkipped` and its rules do not apply. Every
+ * path is matched against every rule that applies to it, so one walk applies
+ * at most `MAX_WALK_IGNORE_RULES` rules in all: an ignore file that would
+ * pass that is not applied either, and said so (a repository we did not
+ * write cannot make a walk crawl with a file of a hundred thousand rules).
  * @module
  */
 import { describeSkip, readConfinedFile } from "../../runtime/files/confined-file.ts";
@@ -17,7 +21,7 @@ import { platform } from "../../runtime/process/process.ts";
 import { repositoryRoot } from "../../runtime/files/repository-root.ts";
 import { globMatcher } from "./glob-regex.ts";
 import { loadSearchEngines } from "./search-engines.ts";
-import { parseIgnoreRules, type IgnoreRules } from "./gitignore.ts";
+import { parseIgnoreRules, ruleLines, type IgnoreRules } from "./gitignore.ts";
 import { UnsupportedRegexError } from "./linear-regex.ts";
 import { toPosix } from "../paths.ts";
 import { ToolError, type PathFilter } from "../types.ts";
@@ -48,6 +52,12 @@ export interface WalkOptions {
   onIgnoreFileSkipped?(notice: string): void;
   /** Ignore rules fold case (git's `core.ignorecase`); by default where file systems usually do (macOS, Windows). */
   ignoreCase?: boolean;
+  /** False: symbolic links are neither yielded nor followed (a snapshot of the files themselves). Default true. */
+  followLinks?: boolean;
+  /** Directories with these names are neither yielded nor entered (besides `.git`). */
+  skipDirectories?: ReadonlySet<string>;
+  /** Called for each entry left out because it is ignored or skipped (a directory's contents are not walked, so not reported). */
+  onIgnored?(path: string, isDirectory: boolean): void;
 }
 
 /** What a walk left out, for the closing note of a result: entries the filter withheld, ignore files not applied. */
@@ -117,8 +127,8 @@ export async function* walkFiles(start: string, options: WalkOptions): AsyncGene
 
     let levels = dir.levels;
     if (entries.some((e) => e.name === ".gitignore" && !e.isDirectory)) {
-      const text = await read(join(dir.path, ".gitignore"));
-      if (text !== undefined && text !== "") levels = [...levels, makeLevel(text, dir.relativePath, ignoreCase)];
+      const lines = await read(join(dir.path, ".gitignore"));
+      if (lines !== undefined && lines.length > 0) levels = [...levels, makeLevel(lines, dir.relativePath, ignoreCase)];
     }
 
     const subdirs: PendingDir[] = [];
@@ -130,6 +140,11 @@ export async function* walkFiles(start: string, options: WalkOptions): AsyncGene
       let isDirectory = entry.isDirectory;
       let entryReal = join(dir.realPath, entry.name);
 
+      if (entry.isSymbolicLink && options.followLinks === false) continue;
+      if (isDirectory && options.skipDirectories?.has(entry.name)) {
+        options.onIgnored?.(path, true);
+        continue;
+      }
       if (entry.isSymbolicLink) {
         const target = await followLink(path, roots);
         if (target === undefined) continue;
@@ -143,7 +158,10 @@ export async function* walkFiles(start: string, options: WalkOptions): AsyncGene
         continue; // sockets, FIFOs, devices: nothing to find or grep
       }
 
-      if (isIgnored(levels, relativePath, isDirectory)) continue;
+      if (isIgnored(levels, relativePath, isDirectory)) {
+        options.onIgnored?.(path, isDirectory);
+        continue;
+      }
       if (filter && !filter(path, entryReal)) {
         onWithheld?.();
         continue;
@@ -187,9 +205,9 @@ function isIgnored(levels: IgnoreLevel[], relativePath: string, isDirectory: boo
   return false;
 }
 
-/** Rules from `text`, for a rules file in the walk-relative directory `dirRelative`. */
-function makeLevel(text: string, dirRelative: string, ignoreCase: boolean): IgnoreLevel {
-  const rules = parseIgnoreRules(text, { ignoreCase });
+/** Rules from `lines`, for a rules file in the walk-relative directory `dirRelative`. */
+function makeLevel(lines: readonly string[], dirRelative: string, ignoreCase: boolean): IgnoreLevel {
+  const rules = parseIgnoreRules(lines, { ignoreCase });
   const prefix = dirRelative === "" ? "" : `${dirRelative}/`;
   return { rules, toLevel: (rel) => (prefix !== "" && rel.startsWith(prefix) ? rel.slice(prefix.length) : rel) };
 }
@@ -197,13 +215,28 @@ function makeLevel(text: string, dirRelative: string, ignoreCase: boolean): Igno
 /** Ignore files are a few KiB; a larger one is not read. */
 const IGNORE_FILE_BUDGET = 1024 * 1024;
 
-/** Reads ignore files inside `areas`; a missing one has no rules, any other not read is reported. */
-function ignoreFileReader(areas: readonly string[], onSkipped?: (notice: string) => void): (file: string) => Promise<string | undefined> {
+/** Ignore rules one walk applies at most (real projects have a few hundred; each path is matched against all that apply). */
+export const MAX_WALK_IGNORE_RULES = 2_000;
+
+/**
+ * Reads ignore files inside `areas` as rule lines; a missing one has no rules, any other not read is reported, and so
+ * is one whose rules would take the walk past `MAX_WALK_IGNORE_RULES`.
+ */
+function ignoreFileReader(areas: readonly string[], onSkipped?: (notice: string) => void): (file: string) => Promise<string[] | undefined> {
+  let rulesLeft = MAX_WALK_IGNORE_RULES;
   return async (file) => {
     const read = await readConfinedFile(file, { areas, budget: IGNORE_FILE_BUDGET });
-    if (read.ok) return read.text;
-    if (read.reason !== "missing") onSkipped?.(`The ignore rules in ${file} were not applied: ${describeSkip(read, "the session's folders", IGNORE_FILE_BUDGET)}`);
-    return undefined;
+    if (!read.ok) {
+      if (read.reason !== "missing") onSkipped?.(`The ignore rules in ${file} were not applied: ${describeSkip(read, "the session's folders", IGNORE_FILE_BUDGET)}`);
+      return undefined;
+    }
+    const lines = ruleLines(read.text);
+    if (lines.length > rulesLeft) {
+      onSkipped?.(`The ignore rules in ${file} were not applied: with them one walk would apply more than ${MAX_WALK_IGNORE_RULES} ignore rules`);
+      return undefined;
+    }
+    rulesLeft -= lines.length;
+    return lines;
   };
 }
 
@@ -219,7 +252,7 @@ async function ancestorLevels(
   roots: readonly string[],
   ignoreCase: boolean,
   onSkipped?: (notice: string) => void,
-): Promise<{ levels: IgnoreLevel[]; read: (file: string) => Promise<string | undefined> }> {
+): Promise<{ levels: IgnoreLevel[]; read: (file: string) => Promise<string[] | undefined> }> {
   const repository = await repositoryRoot(realStart);
   const base = repository ?? containingRoot(realStart, roots) ?? realStart;
   const read = ignoreFileReader([...roots, base], onSkipped);
@@ -240,9 +273,9 @@ async function ancestorLevels(
     const offset = toPosix(relative(dir, realStart));
     const prefix = offset === "" ? "" : `${offset}/`;
     for (const file of files) {
-      const text = (await read(file)) ?? "";
-      if (text === "") continue;
-      const { rules } = makeLevel(text, "", ignoreCase);
+      const lines = (await read(file)) ?? [];
+      if (lines.length === 0) continue;
+      const { rules } = makeLevel(lines, "", ignoreCase);
       levels.push({ rules, toLevel: (rel) => prefix + rel });
     }
   }

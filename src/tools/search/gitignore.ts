@@ -35,13 +35,20 @@ export interface IgnoreRules {
   verdict(path: string, isDirectory: boolean): IgnoreVerdict;
 }
 
-/** Parses an ignore file's text; `ignoreCase` is git's `core.ignorecase`. */
-export function parseIgnoreRules(text: string, options: { ignoreCase: boolean }): IgnoreRules {
-  const rules: Rule[] = [];
-  const lines = (text.startsWith("\uFEFF") ? text.slice(1) : text).split("\n");
-  for (let line of lines) {
+/** The lines of an ignore file that are rules (not blank, not comments), each without its `\r`. */
+export function ruleLines(text: string): string[] {
+  const lines: string[] = [];
+  for (let line of (text.startsWith("\uFEFF") ? text.slice(1) : text).split("\n")) {
     if (line.endsWith("\r")) line = line.slice(0, -1);
-    if (line === "" || line.startsWith("#")) continue;
+    if (line !== "" && !line.startsWith("#")) lines.push(line);
+  }
+  return lines;
+}
+
+/** Parses an ignore file's rule lines (see `ruleLines`); `ignoreCase` is git's `core.ignorecase`. */
+export function parseIgnoreRules(lines: readonly string[], options: { ignoreCase: boolean }): IgnoreRules {
+  const rules: Rule[] = [];
+  for (const line of lines) {
     const rule = compileRule(line, options.ignoreCase);
     if (rule) rules.push(rule);
   }

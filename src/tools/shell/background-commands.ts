@@ -33,6 +33,9 @@ export interface BackgroundCommandInfo {
 
 interface Entry extends BackgroundCommandInfo {
   process: BackgroundProcess;
+  /** Settles when the command ended, was stopped, or the session closed (see `whenEnded`). */
+  gone: Promise<void>;
+  markGone(): void;
 }
 
 /** The background commands of one session. */
@@ -42,7 +45,16 @@ export class BackgroundCommands implements BackgroundCommandsView {
 
   /** The commands held now, oldest first. */
   list(): BackgroundCommandInfo[] {
-    return [...this.#entries.values()].map(({ process: _running, ...info }) => info);
+    return [...this.#entries.values()].map(({ process: _running, gone: _gone, markGone: _mark, ...info }) => info);
+  }
+
+  ids(): string[] {
+    return [...this.#entries.values()].filter((e) => e.process).map((e) => e.id);
+  }
+
+  whenEnded(id: string): Promise<void> | undefined {
+    const entry = this.#entries.get(id);
+    return entry?.process ? entry.gone : undefined;
   }
 
   async start(workspace: Workspace, command: string, signal: AbortSignal = new AbortController().signal, sandbox?: SandboxSpec): Promise<{ id: string; command: BackgroundProcess; first: BackgroundRead }> {
@@ -57,6 +69,7 @@ export class BackgroundCommands implements BackgroundCommandsView {
     const id = newBackgroundId();
     // Held before the start completes, so concurrent starts cannot pass the bound.
     const placeholder = { id, command, startedAt: Date.now(), ...(sandbox ? { sandboxed: true } : {}) } as Entry;
+    placeholder.gone = new Promise<void>((resolve) => (placeholder.markGone = resolve));
     this.#entries.set(id, placeholder);
     let started: BackgroundProcess;
     try {
@@ -74,7 +87,10 @@ export class BackgroundCommands implements BackgroundCommandsView {
     placeholder.process = started;
     if (started.terminalId !== undefined) placeholder.terminalId = started.terminalId;
     // Listed as ended the moment it exits (session/status, /session), not when the model reads its end.
-    void started.ended?.then((exit) => void (placeholder.exit ??= exit));
+    void started.ended?.then((exit) => {
+      placeholder.exit ??= exit;
+      placeholder.markGone();
+    });
     let first: BackgroundRead;
     try {
       // A cancel cuts the wait for first output short; the command runs on all the same.
@@ -98,7 +114,11 @@ export class BackgroundCommands implements BackgroundCommandsView {
   async stop(id: string, signal?: AbortSignal): Promise<BackgroundRead> {
     const entry = this.#get(id);
     this.#entries.delete(entry.id);
-    return await entry.process.stop(signal);
+    try {
+      return await entry.process.stop(signal);
+    } finally {
+      entry.markGone();
+    }
   }
 
   /** Ends every command (the session is closing); no command starts after it. */
@@ -106,7 +126,7 @@ export class BackgroundCommands implements BackgroundCommandsView {
     this.#closed = true;
     const entries = [...this.#entries.values()];
     this.#entries.clear();
-    await Promise.all(entries.map((entry) => bounded(entry.process?.stop())));
+    await Promise.all(entries.map((entry) => bounded(entry.process?.stop()).then(() => entry.markGone())));
   }
 
   /** Notes the end a read saw; once the model was told, the entry goes and so does whatever it left running. */
@@ -115,6 +135,7 @@ export class BackgroundCommands implements BackgroundCommandsView {
     entry.exit = read.exit;
     this.#entries.delete(entry.id);
     const rest = await entry.process.stop();
+    entry.markGone();
     return { output: read.output + rest.output, droppedBytes: read.droppedBytes + rest.droppedBytes, exit: read.exit };
   }
 

@@ -8,7 +8,7 @@ Usage:
   acp-edge agent stdio [options]   ACP on stdin/stdout (stdout carries protocol only; logs go to stderr)
   acp-edge agent serve [options]   HTTP + WebSocket server (loopback by default)
   acp-edge demo                    offline end-to-end run against the built-in scripted model
-  acp-edge models                  list models and whether each has credentials
+  acp-edge models [--all]          list the models with credentials (--all: the whole catalogue, with or without)
   acp-edge login                   store a provider's key (a dialogue on a terminal; the key is never shown)
   acp-edge login --provider P [--base-url URL --model ID] [--no-verify] < key
                                    the same for scripts: the key on standard input, never on the command line

@@ -57,7 +57,7 @@ const SESSION_AND_FIRST_PROMPT: AllowList = {
     "npm:@ai-sdk/anthropic", "npm:@ai-sdk/provider", "npm:@ai-sdk/provider-utils", "npm:eventsource-parser",
   ],
   "src/acp/client/": ["ask-user", "bounded-client-request", "client-background", "client-turn", "client-workspace", "question-form", "terminal-new-text"],
-  "src/acp/handlers/": ["auth", "config-options", "prompt", "session-archive", "session-config", "session-handlers", "session-lifecycle", "session-rename", "session-stored", "steering", "rewind"],
+  "src/acp/handlers/": ["auth", "provider-methods", "config-options", "prompt", "session-archive", "session-config", "session-handlers", "session-lifecycle", "session-rename", "session-stored", "steering", "rewind"],
   "src/acp/params/": ["image-data", "own-params", "prompt-content", "prompt-params", "steering-params"],
   "src/acp/permissions/": ["ask-client", "authorizer"],
   "src/acp/updates/": ["prepared-update", "projection", "session-announce", "session-client", "session-replay", "turn-usage"],

@@ -46,14 +46,18 @@ const LOCAL_OLLAMA: ProviderConfig = { name: "ollama", api: "openai-compatible",
  * of settings.json with the same name replaces one.
  */
 function presetProviders(settings: Settings): ProviderConfig[] {
-  const presets: ProviderConfig[] = PROVIDER_PRESETS.map((preset) => ({
-    name: preset.name,
-    api: "openai-compatible",
-    baseUrl: preset.baseUrl,
-    apiKeyEnv: preset.keyEnv,
-    models: [],
-    builtIn: true,
-  }));
+  const presets: ProviderConfig[] = PROVIDER_PRESETS.map((preset) => {
+    // `GROQ_BASE_URL` beside `GROQ_API_KEY`, as `OPENAI_BASE_URL` beside `OPENAI_API_KEY`: a proxy or a private endpoint.
+    const override = env(preset.keyEnv.replace(/_API_KEY$/, "_BASE_URL"));
+    return {
+      name: preset.name,
+      api: "openai-compatible",
+      baseUrl: (override || preset.baseUrl).replace(/\/+$/, ""),
+      apiKeyEnv: preset.keyEnv,
+      models: [],
+      builtIn: true,
+    };
+  });
   return [...presets, LOCAL_OLLAMA].filter((preset) => !(preset.name in (settings.providers ?? {})));
 }
 

@@ -95,3 +95,29 @@ export function presetEndpoint(body: Json, name: string): { keyEnv: string; base
   if (typeof env !== "string" || !api || !/^https?:\/\//.test(api)) return undefined;
   return { keyEnv: env, baseUrl: api.replace(/\/+$/, "") };
 }
+
+const isPrice = (value: unknown) => value === null || (typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= MAX_PRICE);
+
+/** One packed row, checked field by field (a cache file is read back through this, not trusted). */
+function checkedRow(value: unknown): CatalogRow {
+  if (!Array.isArray(value) || value.length !== 9) throw new CatalogDataError("a cached model is not a row of nine fields");
+  const [id, name, context, output, flags, ...prices] = value as unknown[];
+  if (!isText(id, MAX_ID_LENGTH) || !isText(name, MAX_ID_LENGTH)) throw new CatalogDataError("a cached model has a bad id or name");
+  if (tokens(context) === undefined || tokens(output) === undefined) throw new CatalogDataError(`cached model ${id} has a bad limit`);
+  if (!Number.isInteger(flags) || (flags as number) < 0 || (flags as number) > 7) throw new CatalogDataError(`cached model ${id} has bad flags`);
+  if (!prices.every(isPrice)) throw new CatalogDataError(`cached model ${id} has a bad price`);
+  return value as CatalogRow;
+}
+
+/** Rows per provider as a cache file holds them (`{provider: rows}`), checked whole: one bad row refuses all. */
+export function checkedRows(value: unknown): Map<string, CatalogRow[]> {
+  if (!isObject(value)) throw new CatalogDataError("the cached catalogue is not an object");
+  const out = new Map<string, CatalogRow[]>();
+  for (const plan of CATALOG_PLAN) {
+    const rows = value[plan.name];
+    if (!Array.isArray(rows)) throw new CatalogDataError(`the cached catalogue has no provider ${plan.name}`);
+    if (rows.length > MAX_MODELS_PER_PROVIDER * plan.sources.length) throw new CatalogDataError(`the cached catalogue lists too many ${plan.name} models`);
+    out.set(plan.name, rows.map(checkedRow));
+  }
+  return out;
+}

@@ -1,8 +1,8 @@
 /**
- * `acp-edge models`: the models that have credentials, with context window
- * and price; `--all` lists the whole catalogue (every provider acp-edge knows
- * models of), each row saying whether it has credentials and if not how to
- * give it some.
+ * `acp-edge models`: the models of the built-in providers, of settings.json's
+ * providers and of every preset service that has a key, with context window,
+ * price and whether each has credentials (and if not, how to give it some);
+ * `--all` lists the whole catalogue, every provider acp-edge knows models of.
  * @module
  */
 import { ConfigError } from "../config/settings.ts";
@@ -22,13 +22,15 @@ function priceText(info: ModelInfo): string {
 export async function runModelsCommand(services: AgentServices, all: boolean): Promise<number> {
   try {
     await services.registry.refresh();
-    if (all) await services.registry.loadWholeCatalog();
+    // Also the providers without credentials: their rows say how to give them some.
+    await services.registry.loadWholeCatalog();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     printError(`acp-edge: ${error.message}\n`);
     return 1;
   }
-  const choices = all ? services.registry.list().filter((r) => r.provider.api !== "faux") : services.registry.authenticated();
+  // Without --all a preset shows up once it has a key: hundreds of rows of services the user never set up help no one.
+  const choices = services.registry.list().filter((c) => all || !c.provider.preset || c.credential.ok);
   const rows: Row[] = choices.map((c) => ({ spec: c.spec, info: c.info, credentials: c.credential.ok ? `yes (${c.credential.source})` : `no — ${c.credential.hint}` }));
   if (all) {
     // The catalogue also knows providers no configured provider of this name reaches (yet): listed, not usable.
@@ -51,7 +53,7 @@ export async function runModelsCommand(services: AgentServices, all: boolean): P
     lines.push(`${row.spec.padEnd(width)}  ${context}  ${priceText(row.info).padEnd(20)}  ${row.credentials}`);
   }
   const providers = new Set(rows.map((r) => r.spec.slice(0, r.spec.indexOf("/")))).size;
-  lines.push(`${rows.length} models of ${providers} providers${all ? "" : " with credentials; `acp-edge models --all` lists every known model"}.`);
+  lines.push(`${rows.length} models of ${providers} providers${all ? "" : "; `acp-edge models --all` lists every known model"}.`);
   await printOutFully(`${lines.join("\n")}\n`);
   return 0;
 }

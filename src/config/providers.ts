@@ -19,6 +19,8 @@ export interface ProviderConfig {
   /** Models declared for this provider in settings (built-in providers also have the catalog). */
   models: NonNullable<ProviderSettings["models"]>;
   builtIn: boolean;
+  /** A service reached by its key alone (provider-presets.ts): listed by `acp-edge models` only once it has one. */
+  preset?: boolean;
 }
 
 export type Credential =
@@ -39,7 +41,7 @@ export function anthropicBaseUrl(url: string): string {
 }
 
 /** A local Ollama server: OpenAI-compatible on its default port, no key. */
-const LOCAL_OLLAMA: ProviderConfig = { name: "ollama", api: "openai-compatible", baseUrl: "http://127.0.0.1:11434/v1", models: [], builtIn: true };
+const LOCAL_OLLAMA: ProviderConfig = { name: "ollama", api: "openai-compatible", baseUrl: "http://127.0.0.1:11434/v1", models: [], builtIn: true, preset: true };
 
 /**
  * The OpenAI-compatible services a key alone reaches (OpenRouter, Groq, …) and a local Ollama; a provider
@@ -56,6 +58,7 @@ function presetProviders(settings: Settings): ProviderConfig[] {
       apiKeyEnv: preset.keyEnv,
       models: [],
       builtIn: true,
+      preset: true,
     };
   });
   return [...presets, LOCAL_OLLAMA].filter((preset) => !(preset.name in (settings.providers ?? {})));

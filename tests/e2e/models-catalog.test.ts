@@ -43,17 +43,21 @@ for (const runtime of RUNTIMES) {
           expect(providers.has(name)).toBe(true);
         }
         expect(lines.at(-1)).toBe(`${rows.length} models of ${providers.size} providers.`);
+        // Offline scripted models are there, as in the short listing.
+        expect(providers.has("faux")).toBe(true);
         expect(rows.find((line) => line.startsWith("anthropic/claude-sonnet-4-5 "))).toMatch(/\s200k\s+\$3\/\$15\s+no/);
         expect(rows.find((line) => line.startsWith("openai/gpt-5 "))).toMatch(/\s400k\s+\$1\.25\/\$10\s+no/);
       }
     });
 
-    test("models lists only what has credentials: a Groq key alone gives Groq's models, and the key is never shown", async () => {
+    test("models lists the built-in providers and the presets that have a key: a Groq key adds Groq's models, and is never shown", async () => {
       const { code, stdout } = await runAgentCommand(runtime, ["models"], { env: { ACP_EDGE_HOME: sandbox.home, GROQ_API_KEY: GROQ_KEY } });
       expect(code).toBe(0);
       const rows = stdout.split("\n").filter((line) => ROW.test(line));
-      expect(rows.length).toBeGreaterThan(0);
-      expect(rows.every((line) => line.startsWith("groq/") && line.includes("yes (environment)"))).toBe(true);
+      const providers = new Set(rows.map((line) => ROW.exec(line)![1]));
+      expect([...providers].sort()).toEqual(["anthropic", "faux", "groq", "openai"]);
+      expect(rows.filter((line) => line.startsWith("groq/")).every((line) => line.includes("yes (environment)"))).toBe(true);
+      expect(rows.filter((line) => line.startsWith("anthropic/")).every((line) => line.includes("no — run `acp-edge login"))).toBe(true);
       expect(stdout).not.toContain(GROQ_KEY);
     });
 

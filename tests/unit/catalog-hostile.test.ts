@@ -67,6 +67,10 @@ function mutate(value: any, next: () => number, depth = 0): any {
 }
 
 describe("models.dev bodies", () => {
+  test("the shipped snapshot has a module for every provider the plan keeps, and for nothing else", async () => {
+    expect(await catalogProviders()).toEqual(CATALOG_PLAN.map((plan) => plan.name));
+  });
+
   test("a valid body gives every planned provider its rows, and the rows pass the cache check", () => {
     const rows = catalogFromApi(validBody());
     expect([...rows.keys()]).toEqual(CATALOG_PLAN.map((p) => p.name));

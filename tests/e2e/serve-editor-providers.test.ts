@@ -5,23 +5,16 @@
  * reaches the gateway only (not answers, stderr or the agent's files).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { acp, initialize, type TestClient } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
 import { rpcError, waitFor } from "../helpers/expect-error.ts";
 import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
+import { filesUnder } from "../helpers/hostile-project.ts";
 import { connectWs, startServe, type ServeProcess } from "../helpers/serve-process.ts";
 
 const { methods } = acp;
 const SECRET = "ws-gateway-key-NEVER-SHOWN-94be";
 
-function fileTexts(dir: string): Array<{ path: string; text: string }> {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? fileTexts(path) : [{ path, text: readFileSync(path, "latin1") }];
-  });
-}
 
 for (const runtime of RUNTIMES) {
   describe(`${runtime}: providers from the editor over WebSocket`, () => {
@@ -61,7 +54,7 @@ for (const runtime of RUNTIMES) {
 
       expect(JSON.stringify(client.received)).not.toContain(SECRET);
       expect(server.proc.stderr()).not.toContain(SECRET);
-      expect(fileTexts(sandbox.root).filter((f) => f.text.includes(SECRET)).map((f) => f.path)).toEqual([]);
+      expect(filesUnder(sandbox.root).filter((f) => f.text.includes(SECRET)).map((f) => f.path)).toEqual([]);
     });
   });
 }

@@ -7,26 +7,15 @@
  * Hostile `providers/set` params are each refused with -32602.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { connectClient, initialize, acp, type TestClient } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, spawnAgent, type AgentProcess, type Sandbox } from "../helpers/agent-process.ts";
 import { rpcError, waitFor } from "../helpers/expect-error.ts";
 import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
+import { filesUnder } from "../helpers/hostile-project.ts";
 
 const { methods } = acp;
 const SECRET = "gw-key-NEVER-SHOWN-7c41e9a2d5";
 
-/** Every file under `dir`, with its text. */
-function filesUnder(dir: string): Array<{ path: string; text: string }> {
-  const out: Array<{ path: string; text: string }> = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...filesUnder(path));
-    else out.push({ path, text: readFileSync(path, "latin1") });
-  }
-  return out;
-}
 
 /** Hostile `providers/set` params for the anthropic provider, and a word the refusal must name. */
 const HOSTILE: Array<[string, Record<string, unknown>, string]> = [

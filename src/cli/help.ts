@@ -33,6 +33,8 @@ Serve options:
   --http-idle-timeout SECS   close Streamable HTTP connections idle this long (default 300)
 
 Credentials: acp-edge login (<home>/auth.json, mode 0600), ANTHROPIC_API_KEY, OPENAI_API_KEY (base
-URLs: ANTHROPIC_BASE_URL, OPENAI_BASE_URL), or custom providers in <home>/settings.json. A running
-agent sees a new login at its next session. See docs/configuration.md.
+URLs: ANTHROPIC_BASE_URL, OPENAI_BASE_URL), a preset service's key alone (OPENROUTER_API_KEY,
+GROQ_API_KEY, DEEPSEEK_API_KEY, MISTRAL_API_KEY, XAI_API_KEY, TOGETHER_API_KEY, FIREWORKS_API_KEY,
+CEREBRAS_API_KEY, OLLAMA_API_KEY), or custom providers in <home>/settings.json. A running agent sees
+a new login at its next session. See docs/configuration.md.
 `;

@@ -8,6 +8,22 @@
 export * as acp from "@agentclientprotocol/sdk";
 export { RequestError, methods, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 export type * from "@agentclientprotocol/sdk";
+// The unstable methods acp-edge serves, typed by the SDK's unstable schema (types only: its entry point loads more code).
+export type {
+  AuthStatusResponse,
+  AuthStatusUpdateNotification,
+  ListProvidersResponse,
+  ProviderInfo,
+} from "@agentclientprotocol/sdk/unstable";
+
+/** Names of the unstable methods acp-edge serves or sends (the stable `methods` table leaves them out). */
+export const UNSTABLE_METHODS = {
+  authStatus: "auth/status",
+  authStatusUpdate: "auth/status_update",
+  providersList: "providers/list",
+  providersSet: "providers/set",
+  providersDisable: "providers/disable",
+} as const;
 
 import * as sdk from "@agentclientprotocol/sdk";
 

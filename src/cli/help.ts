@@ -8,7 +8,7 @@ Usage:
   acp-edge agent stdio [options]   ACP on stdin/stdout (stdout carries protocol only; logs go to stderr)
   acp-edge agent serve [options]   HTTP + WebSocket server (loopback by default)
   acp-edge demo                    offline end-to-end run against the built-in scripted model
-  acp-edge models                  list models and whether each has credentials
+  acp-edge models [--all]          list the models with credentials (--all: the whole catalogue, with or without)
   acp-edge login                   store a provider's key (a dialogue on a terminal; the key is never shown)
   acp-edge login --provider P [--base-url URL --model ID] [--no-verify] < key
                                    the same for scripts: the key on standard input, never on the command line
@@ -33,6 +33,8 @@ Serve options:
   --http-idle-timeout SECS   close Streamable HTTP connections idle this long (default 300)
 
 Credentials: acp-edge login (<home>/auth.json, mode 0600), ANTHROPIC_API_KEY, OPENAI_API_KEY (base
-URLs: ANTHROPIC_BASE_URL, OPENAI_BASE_URL), or custom providers in <home>/settings.json. A running
-agent sees a new login at its next session. See docs/configuration.md.
+URLs: ANTHROPIC_BASE_URL, OPENAI_BASE_URL), a preset service's key alone (OPENROUTER_API_KEY,
+GROQ_API_KEY, DEEPSEEK_API_KEY, MISTRAL_API_KEY, XAI_API_KEY, TOGETHER_API_KEY, FIREWORKS_API_KEY,
+CEREBRAS_API_KEY, OLLAMA_API_KEY), or custom providers in <home>/settings.json. A running agent sees
+a new login at its next session. See docs/configuration.md.
 `;

@@ -8,7 +8,6 @@ import { PACKAGE_VERSION } from "../config/version.ts";
 import type { DotenvUndo } from "../runtime/host/bun-dotenv.ts";
 import { log, logLevel, printError, printOut, setLogLevel } from "../runtime/log.ts";
 import { exitProcess, onUncaughtError } from "../runtime/process/process.ts";
-import { HELP } from "./help.ts";
 import { parseCommandLine, UsageError } from "./options.ts";
 
 /**
@@ -63,14 +62,15 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   try {
     switch (command) {
       case "help":
-        printOut(HELP);
+        // The text is loaded only to be shown: the agent's own start never needs it.
+        printOut((await import("./help.ts")).HELP);
         return 0;
       case "version":
         printOut(`acp-edge ${PACKAGE_VERSION}\n`);
         return 0;
       case "models": {
         const [{ buildServices }, { runModelsCommand }] = await Promise.all([import("./build-services.ts"), import("./models-command.ts")]);
-        return runModelsCommand(await buildServices(options));
+        return await runModelsCommand(await buildServices(options), options.all === true);
       }
       case "demo":
         return await (await import("./demo.ts")).runDemo(options);

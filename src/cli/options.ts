@@ -32,6 +32,8 @@ export interface CliOptions {
   noVerify?: boolean;
   /** `login --status`: say which providers have credentials, and from where. */
   status?: boolean;
+  /** `models --all`: the whole catalogue, not only the models with credentials. */
+  all?: boolean;
   /** `--http-idle-timeout`: seconds before an idle Streamable HTTP connection is closed. */
   httpIdleTimeoutSeconds?: number;
   /** `--allow-origin`, each time it is given: web origins allowed besides the server's own. */
@@ -79,6 +81,7 @@ const SPECS: Record<string, Spec> = {
   "--base-url": { takesValue: true, commands: ["login"], apply: (o, v) => void (o.baseUrl = v) },
   "--no-verify": { takesValue: false, commands: ["login"], apply: (o) => void (o.noVerify = true) },
   "--status": { takesValue: false, commands: ["login"], apply: (o) => void (o.status = true) },
+  "--all": { takesValue: false, commands: ["models"], apply: (o) => void (o.all = true) },
   "--http-idle-timeout": {
     takesValue: true,
     commands: ["agent serve"],

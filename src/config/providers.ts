@@ -5,6 +5,7 @@
  */
 import { env } from "../runtime/process/process.ts";
 import { registerSecret } from "../runtime/secrets.ts";
+import { PROVIDER_PRESETS } from "./provider-presets.ts";
 import { ConfigError } from "./settings.ts";
 import type { AuthFile, ProviderSettings, Settings } from "./settings-schema.ts";
 
@@ -18,10 +19,13 @@ export interface ProviderConfig {
   /** Models declared for this provider in settings (built-in providers also have the catalog). */
   models: NonNullable<ProviderSettings["models"]>;
   builtIn: boolean;
+  /** A service reached by its key alone (provider-presets.ts): listed by `acp-edge models` only once it has one. */
+  preset?: boolean;
 }
 
 export type Credential =
-  | { ok: true; apiKey?: string; source: "auth.json" | "environment" | "not needed" }
+  /** `editor`: the editor routed the provider through a gateway whose headers are the credentials (ACP `providers/set`). */
+  | { ok: true; apiKey?: string; source: "auth.json" | "environment" | "not needed" | "editor" }
   | { ok: false; hint: string };
 
 const BUILT_IN: Record<string, { api: ProviderConfig["api"]; keyEnv?: string; baseUrlEnv?: string }> = {
@@ -31,12 +35,39 @@ const BUILT_IN: Record<string, { api: ProviderConfig["api"]; keyEnv?: string; ba
 };
 
 /** Anthropic's own convention leaves `/v1` off its base URL; the client wants it on. */
-function withVersionSegment(url: string): string {
+export function anthropicBaseUrl(url: string): string {
   const trimmed = url.replace(/\/+$/, "");
   return /\/v\d+$/.test(trimmed) ? trimmed : `${trimmed}/v1`;
 }
 
-/** Built-in providers plus the custom ones from settings (a custom entry may not replace a built-in one). */
+/** A local Ollama server: OpenAI-compatible on its default port, no key. */
+const LOCAL_OLLAMA: ProviderConfig = { name: "ollama", api: "openai-compatible", baseUrl: "http://127.0.0.1:11434/v1", models: [], builtIn: true, preset: true };
+
+/**
+ * The OpenAI-compatible services a key alone reaches (OpenRouter, Groq, …) and a local Ollama; a provider
+ * of settings.json with the same name replaces one.
+ */
+function presetProviders(settings: Settings): ProviderConfig[] {
+  const presets: ProviderConfig[] = PROVIDER_PRESETS.map((preset) => {
+    // `GROQ_BASE_URL` beside `GROQ_API_KEY`, as `OPENAI_BASE_URL` beside `OPENAI_API_KEY`: a proxy or a private endpoint.
+    const override = env(preset.keyEnv.replace(/_API_KEY$/, "_BASE_URL"));
+    return {
+      name: preset.name,
+      api: "openai-compatible",
+      baseUrl: (override || preset.baseUrl).replace(/\/+$/, ""),
+      apiKeyEnv: preset.keyEnv,
+      models: [],
+      builtIn: true,
+      preset: true,
+    };
+  });
+  return [...presets, LOCAL_OLLAMA].filter((preset) => !(preset.name in (settings.providers ?? {})));
+}
+
+/**
+ * Built-in providers, the presets, then the custom ones from settings (a custom entry may replace a preset,
+ * not a built-in provider).
+ */
 export function configuredProviders(settings: Settings): ProviderConfig[] {
   const providers: ProviderConfig[] = [];
   for (const [name, builtIn] of Object.entries(BUILT_IN)) {
@@ -44,12 +75,13 @@ export function configuredProviders(settings: Settings): ProviderConfig[] {
     providers.push({
       name,
       api: builtIn.api,
-      ...(rawBase ? { baseUrl: name === "anthropic" ? withVersionSegment(rawBase) : rawBase.replace(/\/+$/, "") } : {}),
+      ...(rawBase ? { baseUrl: name === "anthropic" ? anthropicBaseUrl(rawBase) : rawBase.replace(/\/+$/, "") } : {}),
       ...(builtIn.keyEnv ? { apiKeyEnv: builtIn.keyEnv } : {}),
       models: [],
       builtIn: true,
     });
   }
+  providers.push(...presetProviders(settings));
   for (const [name, custom] of Object.entries(settings.providers ?? {})) {
     if (name in BUILT_IN) throw new ConfigError(`settings.json: provider "${name}" is built in; choose another name for a custom provider`);
     providers.push({

@@ -141,6 +141,8 @@ export interface Settings {
   fetch?: { allowHosts?: string[]; timeoutSeconds?: number };
   /** The sandbox commands run in (user settings only; see docs/sandbox.md). */
   sandbox?: SandboxSettings;
+  /** The model catalogue's daily refresh from models.dev (user settings only): `refresh: true` turns it on; `url` names a mirror. */
+  catalog?: { refresh?: boolean; url?: string };
 }
 
 const AbsolutePath = v.pipe(v.string(), v.check((text) => text.startsWith("/") || text.startsWith("~/"), "must be an absolute path or start with ~/"));
@@ -186,6 +188,12 @@ export const SettingsSchema: v.GenericSchema<unknown, Settings> = v.object({
       allowHosts: v.optional(v.array(v.pipe(v.string(), v.check((text) => readHostEntry(text) !== undefined, "must be a host or host:port, like docs.internal or 127.0.0.1:3000")))),
       /** How long one fetch may take, redirects included (default 30). */
       timeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(600))),
+    }),
+  ),
+  catalog: v.optional(
+    v.object({
+      refresh: v.optional(v.boolean()),
+      url: v.optional(v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//, "must be an http or https URL"))),
     }),
   ),
   sandbox: v.optional(

@@ -92,6 +92,8 @@ export function mergeProjectSettings(user: Settings, project: Settings, source: 
   if (project.promptCache !== undefined) ignored.push("promptCache");
   // Which hosts the fetch tool may reach beyond the public internet is the user's call alone.
   if (project.fetch) ignored.push("fetch");
+  // Where model facts come from is the user's call: a project's mirror could misstate windows and prices.
+  if (project.catalog) ignored.push("catalog");
   // What confines the project's own commands cannot be the project's to loosen.
   if (project.sandbox !== undefined) ignored.push("sandbox");
   const allowRules = (project.permissionRules ?? []).filter((rule) => rule.action === "allow");

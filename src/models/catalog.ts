@@ -1,56 +1,20 @@
 /**
- * Facts about well-known models: context window, output limit, reasoning
- * support and list price (USD per million tokens). Settings may add models
- * or override any field.
+ * Facts about known models: context window, output limit, reasoning, image
+ * input and list price (USD per million tokens), from the models.dev snapshot
+ * that ships with the package (src/models/catalog-data/) or a newer copy the
+ * agent fetched (catalog-refresh.ts). A provider's models load when that
+ * provider is first needed, not with the program: `loadCatalog` first, then
+ * the lookups here answer synchronously. Settings may add models or override
+ * any field.
  * @module
  */
+import type { CatalogRow } from "./catalog-data/row.ts";
 import type { ModelInfo } from "./types.ts";
 
-type Entry = Omit<ModelInfo, "provider" | "id" | "name"> & { name?: string };
-
-const claude = (contextWindow: number, maxOutputTokens: number, input: number, output: number, reasoning = true): Entry => ({
-  contextWindow,
-  maxOutputTokens,
-  reasoning,
-  input: ["text", "image"],
-  price: { input, output, cacheRead: input / 10, cacheWrite: input * 1.25 },
-});
-
-const gpt = (contextWindow: number, maxOutputTokens: number, input: number, output: number, cacheRead: number, reasoning: boolean): Entry => ({
-  contextWindow,
-  maxOutputTokens,
-  reasoning,
-  input: ["text", "image"],
-  price: { input, output, cacheRead },
-});
-
-const CATALOG: Record<string, Record<string, Entry>> = {
-  anthropic: {
-    "claude-opus-4-5": claude(200_000, 64_000, 5, 25),
-    "claude-sonnet-4-5": claude(200_000, 64_000, 3, 15),
-    "claude-haiku-4-5": claude(200_000, 64_000, 1, 5),
-    "claude-opus-4-1": claude(200_000, 32_000, 15, 75),
-    "claude-opus-4-0": claude(200_000, 32_000, 15, 75),
-    "claude-sonnet-4-0": claude(200_000, 64_000, 3, 15),
-    "claude-3-7-sonnet-latest": claude(200_000, 64_000, 3, 15),
-    "claude-3-5-haiku-latest": claude(200_000, 8_192, 0.8, 4, false),
-  },
-  openai: {
-    "gpt-5.1": gpt(400_000, 128_000, 1.25, 10, 0.125, true),
-    "gpt-5": gpt(400_000, 128_000, 1.25, 10, 0.125, true),
-    "gpt-5-mini": gpt(400_000, 128_000, 0.25, 2, 0.025, true),
-    "gpt-5-nano": gpt(400_000, 128_000, 0.05, 0.4, 0.005, true),
-    "gpt-4.1": gpt(1_047_576, 32_768, 2, 8, 0.5, false),
-    "gpt-4.1-mini": gpt(1_047_576, 32_768, 0.4, 1.6, 0.1, false),
-    "gpt-4o": gpt(128_000, 16_384, 2.5, 10, 1.25, false),
-    "gpt-4o-mini": gpt(128_000, 16_384, 0.15, 0.6, 0.075, false),
-    o3: gpt(200_000, 100_000, 2, 8, 0.5, true),
-    "o4-mini": gpt(200_000, 100_000, 1.1, 4.4, 0.275, true),
-  },
-  faux: {
-    echo: { name: "Faux echo (offline)", contextWindow: 128_000, maxOutputTokens: 16_384, reasoning: false, input: ["text", "image"], price: { input: 0, output: 0 } },
-    script: { name: "Faux script (offline)", contextWindow: 128_000, maxOutputTokens: 16_384, reasoning: true, input: ["text", "image"], price: { input: 0, output: 0 } },
-  },
+/** The offline scripted models: no snapshot, always there. */
+const FAUX: Record<string, ModelInfo> = {
+  echo: { provider: "faux", id: "echo", name: "Faux echo (offline)", contextWindow: 128_000, maxOutputTokens: 16_384, reasoning: false, input: ["text", "image"], price: { input: 0, output: 0 } },
+  script: { provider: "faux", id: "script", name: "Faux script (offline)", contextWindow: 128_000, maxOutputTokens: 16_384, reasoning: true, input: ["text", "image"], price: { input: 0, output: 0 } },
 };
 
 /** Used first when no model is configured, in this order. */
@@ -59,15 +23,56 @@ export const PREFERRED_DEFAULTS: Record<string, string> = {
   openai: "gpt-5",
 };
 
-/** Catalog ids of a provider, in catalog order. */
-export function catalogModelIds(provider: string): string[] {
-  return Object.keys(CATALOG[provider] ?? {});
+/** Loaded models per provider, by id. */
+const loaded = new Map<string, Map<string, ModelInfo>>();
+const loading = new Map<string, Promise<void>>();
+/** Rows fetched at run time that replace the snapshot's (see catalog-refresh.ts). */
+let fresher: Map<string, CatalogRow[]> | undefined;
+
+/** Every provider the catalogue has models for (which the snapshot's module knows: it is not loaded at start). */
+export async function catalogProviders(): Promise<string[]> {
+  const { SNAPSHOT_PROVIDERS } = await import("./catalog-data/snapshot.ts");
+  return [...SNAPSHOT_PROVIDERS];
 }
 
-/** A model's facts: catalog entry, else defaults suited to its provider. */
+/** Loads the catalogue of `providers` (names it has nothing for are ignored); cheap once loaded. */
+export async function loadCatalog(providers: Iterable<string>): Promise<void> {
+  const waits: Promise<void>[] = [];
+  for (const name of providers) {
+    if (loaded.has(name)) continue;
+    let wait = loading.get(name);
+    if (!wait) {
+      wait = (async () => {
+        const { providerModels } = await import("./catalog-data/snapshot.ts");
+        // A provider the catalogue has nothing of (a custom one) is remembered as empty.
+        loaded.set(name, (await providerModels(name, fresher?.get(name))) ?? new Map());
+      })();
+      loading.set(name, wait);
+      wait.catch(() => loading.delete(name));
+    }
+    waits.push(wait);
+  }
+  await Promise.all(waits);
+}
+
+/** Puts rows fetched at run time in place of the snapshot's, for every provider they cover. */
+export async function useFresherCatalog(rows: Map<string, CatalogRow[]>): Promise<void> {
+  fresher = rows;
+  const { providerModels } = await import("./catalog-data/snapshot.ts");
+  for (const [name, list] of rows) if (loaded.has(name)) loaded.set(name, (await providerModels(name, list))!);
+}
+
+/** Catalog ids of a provider (loaded by `loadCatalog`), sorted. */
+export function catalogModelIds(provider: string): string[] {
+  if (provider === "faux") return Object.keys(FAUX);
+  return [...(loaded.get(provider)?.keys() ?? [])];
+}
+
+/** A model's facts: its catalogue entry, else defaults suited to its provider. */
 export function catalogInfo(provider: string, id: string): ModelInfo {
-  const entry = CATALOG[provider]?.[id];
-  if (entry) return { provider, id, ...entry, name: entry.name ?? id };
+  if (provider === "faux" && FAUX[id]) return { ...FAUX[id] };
+  const known = loaded.get(provider)?.get(id);
+  if (known) return { ...known, input: [...known.input], ...(known.price ? { price: { ...known.price } } : {}) };
   return {
     provider,
     id,
@@ -77,8 +82,4 @@ export function catalogInfo(provider: string, id: string): ModelInfo {
     reasoning: false,
     input: ["text", "image"],
   };
-}
-
-export function isKnownModel(provider: string, id: string): boolean {
-  return CATALOG[provider]?.[id] !== undefined;
 }

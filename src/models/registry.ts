@@ -6,7 +6,8 @@
 import { resolveCredential, type Credential, type ProviderConfig } from "../config/providers.ts";
 import type { AuthFile, Settings } from "../config/settings-schema.ts";
 import { env } from "../runtime/process/process.ts";
-import { catalogInfo, catalogModelIds, PREFERRED_DEFAULTS } from "./catalog.ts";
+import { catalogInfo, catalogModelIds, catalogProviders, loadCatalog, PREFERRED_DEFAULTS } from "./catalog.ts";
+import type { EditorRoutes } from "./editor-routes.ts";
 import { longCachePrice } from "./prompt-cache.ts";
 import { createFauxModel } from "./faux.ts";
 import { FauxScript, loadFauxScript, type FauxStep } from "./faux-script.ts";
@@ -39,6 +40,8 @@ export interface RegistryOptions {
 
 export class ModelRegistry {
   readonly #options: RegistryOptions;
+  /** Routes the editor set over ACP (process-wide, for sessions created after each change); made by the first `editorRoutes`. */
+  #routes?: EditorRoutes;
   #fauxScript?: Promise<FauxScript | undefined>;
 
   constructor(options: RegistryOptions) {
@@ -52,12 +55,43 @@ export class ModelRegistry {
    */
   async refresh(): Promise<void> {
     await this.#options.credentials.refresh?.();
+    // The catalogue of each provider that can be used now: what choosing a model reads.
+    await loadCatalog(this.providers().filter((p) => this.credential(p).ok).map((p) => p.name));
   }
 
-  /** Every model a user can pick: catalog models of built-in providers, then those declared in settings. */
+  /** Loads the catalogue of every provider, for listing all of it. */
+  async loadWholeCatalog(): Promise<void> {
+    await loadCatalog(await catalogProviders());
+  }
+
+  /** The editor's routes, loaded the first time a client asks for them (most never do). */
+  async editorRoutes(): Promise<EditorRoutes> {
+    if (!this.#routes) {
+      const { EditorRoutes } = await import("./editor-routes.ts");
+      this.#routes ??= new EditorRoutes();
+    }
+    return this.#routes;
+  }
+
+  /** The providers sessions may use: every configured one the editor did not disable. */
+  providers(): ProviderConfig[] {
+    return this.#options.credentials.providers.filter((p) => !this.#routes?.isDisabled(p.name));
+  }
+
+  /** Every configured provider, disabled ones included. */
+  allProviders(): readonly ProviderConfig[] {
+    return this.#options.credentials.providers;
+  }
+
+  /** A provider's credential as a session created now would use it (an editor route's headers count). */
+  credential(provider: ProviderConfig): Credential {
+    return this.#routed(provider).credential;
+  }
+
+  /** Every model a user can pick: catalog models (of the providers `refresh` loaded), then those declared in settings. */
   list(): ModelChoice[] {
     const out: ModelChoice[] = [];
-    for (const provider of this.#options.credentials.providers) {
+    for (const provider of this.providers()) {
       const ids = new Set([...catalogModelIds(provider.name), ...provider.models.map((m) => m.id)]);
       for (const id of ids) out.push(this.#choice(provider, id));
     }
@@ -76,6 +110,7 @@ export class ModelRegistry {
     const providerName = spec.slice(0, slash);
     const providers = this.#options.credentials.providers;
     const provider = providers.find((p) => p.name === providerName);
+    if (provider && this.#routes?.isDisabled(provider.name)) return { kind: "unknown", message: `provider "${providerName}" was disabled by the editor` };
     if (!provider) {
       const known = providers.map((p) => p.name).join(", ");
       return { kind: "unknown", message: `unknown provider "${providerName}" in model "${spec}" (known providers: ${known})` };
@@ -124,7 +159,8 @@ export class ModelRegistry {
     });
   }
 
-  #choice(provider: ProviderConfig, id: string): ModelChoice {
+  #choice(configured: ProviderConfig, id: string): ModelChoice {
+    const { provider, credential } = this.#routed(configured);
     const declared = provider.models.find((m) => m.id === id);
     const override = this.#options.settings.models?.[`${provider.name}/${id}`];
     const base = catalogInfo(provider.name, id);
@@ -137,8 +173,14 @@ export class ModelRegistry {
       spec: `${provider.name}/${id}`,
       info,
       provider,
-      credential: resolveCredential(provider, this.#options.credentials.auth),
+      credential,
     };
+  }
+
+  /** The provider and credential a session created now uses: as configured, or as the editor routed it. */
+  #routed(provider: ProviderConfig): { provider: ProviderConfig; credential: Credential } {
+    const credential = resolveCredential(provider, this.#options.credentials.auth);
+    return this.#routes ? this.#routes.apply(provider, credential) : { provider, credential };
   }
 
   #faux(): Promise<FauxScript | undefined> {

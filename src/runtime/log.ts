@@ -48,6 +48,14 @@ export function printError(text: string): void {
   process.stderr.write(`${redact(text)}\n`);
 }
 
+/**
+ * Writes text to stdout and settles once it is handed to the system: a command that exits right after a
+ * long listing must wait for it, or a pipe reader gets only the part written before the exit.
+ */
+export function printOutFully(text: string): Promise<void> {
+  return new Promise((resolve) => process.stdout.write(redact(text), () => resolve()));
+}
+
 /** Writes text to stdout. Only for commands that do not speak the protocol on stdout. */
 export function printOut(text: string): void {
   process.stdout.write(redact(text));

@@ -127,8 +127,9 @@ describe.each(RUNTIMES)("stdio protocol on %s", (runtime) => {
 
   test("unknown methods get -32601 and the connection goes on", async () => {
     await rpcError(client.agent.request("_acme/ping", {}), -32601);
-    // An unstable method acp-edge does not serve (session/set_model is served now: see stdio-session-surface.test.ts).
-    await rpcError(client.agent.request("providers/list" as "_acme/ping", {}), -32601);
+    // An unstable method acp-edge does not serve (session/set_model and providers/list are served now: see
+    // stdio-session-surface.test.ts and stdio-editor-providers.test.ts).
+    await rpcError(client.agent.request("proxy/initialize" as "_acme/ping", {}), -32601);
   });
 
   test("session/close ends the session", async () => {

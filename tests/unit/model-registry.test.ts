@@ -1,8 +1,12 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { configuredProviders } from "../../src/config/providers.ts";
 import type { AuthFile, Settings } from "../../src/config/settings-schema.ts";
 import { ModelRegistry, type ModelChoice } from "../../src/models/registry.ts";
 import { callCost } from "../../src/models/cost.ts";
+import { catalogProviders, loadCatalog } from "../../src/models/catalog.ts";
+
+// The catalogue loads on demand (a session's registry refresh loads it); these lookups read it synchronously.
+beforeAll(async () => loadCatalog(await catalogProviders()));
 
 const saved = { ...process.env };
 afterEach(() => {

@@ -45,6 +45,8 @@ export interface ConnectionState {
   arrivalOf(requestId: JsonRpcId): number | undefined;
   /** Per session, the place of the latest `session/cancel` this connection sent for it (see cancel-in-order.ts). */
   cancelledAt: Map<string, number>;
+  /** The `auth/status` this client last heard (answered or sent), as JSON: an update is sent only when it changed. */
+  lastAuthStatus?: string;
 }
 
 /** A fresh connection: authenticated, no sessions, capabilities unknown until `initialize`. */

@@ -8,7 +8,7 @@
  * @module
  */
 import type { HandlerApp } from "./protocol-handlers.ts";
-import { methods } from "../sdk.ts";
+import { methods, UNSTABLE_METHODS } from "../sdk.ts";
 
 /**
  * Requests whose handlers load on demand; `params: "own"` marks a method that parses its own params.
@@ -19,6 +19,11 @@ import { methods } from "../sdk.ts";
 export const DEFERRED_REQUESTS: readonly { method: string; params?: "own" }[] = [
   { method: methods.agent.authenticate },
   { method: methods.agent.logout },
+  // Unstable: provider routes and the auth status (handlers/providers.ts, auth-status.ts), with their own parsers.
+  { method: UNSTABLE_METHODS.authStatus, params: "own" },
+  { method: UNSTABLE_METHODS.providersList, params: "own" },
+  { method: UNSTABLE_METHODS.providersSet, params: "own" },
+  { method: UNSTABLE_METHODS.providersDisable, params: "own" },
   { method: methods.agent.session.new },
   { method: methods.agent.session.close },
   { method: methods.agent.session.delete },

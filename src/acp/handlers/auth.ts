@@ -14,7 +14,7 @@ import type { AgentServices } from "../../sessions/services.ts";
 
 /** Registers `authenticate` and `logout`. */
 export function registerAuth(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
-  app.onRequest(methods.agent.authenticate, async ({ params }) => {
+  app.onRequest(methods.agent.authenticate, async ({ params, client, requestId }) => {
     if (!AUTH_METHOD_IDS.includes(params.methodId)) {
       throw invalidParams(`unknown authentication method "${params.methodId}"; advertised methods: [${AUTH_METHOD_IDS.join(", ")}]`, {
         methodId: params.methodId,
@@ -30,11 +30,13 @@ export function registerAuth(app: HandlerApp, services: AgentServices, state: Co
     const choice = services.registry.pickDefault(services.options.model ?? services.config.settings.defaultModel);
     if ("kind" in choice && choice.kind === "auth") throw authRequired(choice.message);
     state.authenticated = true;
+    await (await import("./auth-status.ts")).announceAuthStatus(services, state, client, requestId);
     return {};
   });
 
-  app.onRequest(methods.agent.logout, () => {
+  app.onRequest(methods.agent.logout, async ({ client, requestId }) => {
     state.authenticated = false;
+    await (await import("./auth-status.ts")).announceAuthStatus(services, state, client, requestId);
     return {};
   });
 }

@@ -16,6 +16,10 @@ const UNSTABLE_SESSION_CAPABILITIES = {
   scoped: { title: {}, archive: {}, status: {} },
 };
 
+/** `auth/status` (with `auth/status_update`) and `providers/list|set|disable`, served by handlers/auth-status.ts and providers.ts. */
+const UNSTABLE_AUTH_CAPABILITIES = { status: {} };
+const UNSTABLE_AGENT_CAPABILITIES = { providers: {} };
+
 /** Registers `initialize` (through `protocolHandlers`, which also gates every other method on it). */
 export function registerInitialize(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.initialize, parseInitializeParams, ({ params }): InitializeResponse => {
@@ -36,7 +40,9 @@ export function registerInitialize(app: HandlerApp, services: AgentServices, sta
           ...(state.scope ? {} : { delete: {} }),
           ...UNSTABLE_SESSION_CAPABILITIES[state.scope ? "scoped" : "any"],
         },
-        auth: { logout: {} },
+        // `auth.status` and `providers` are unstable (the SDK's stable types do not name them yet).
+        auth: { logout: {}, ...UNSTABLE_AUTH_CAPABILITIES },
+        ...UNSTABLE_AGENT_CAPABILITIES,
         // A prompt sent while a turn runs waits for it (there is no standard flag yet; claude-agent-acp's).
         _meta: { claudeCode: { promptQueueing: true } },
       },

@@ -45,6 +45,11 @@ function failure(error: unknown, sessionId: string): unknown {
   return toRequestError(error);
 }
 
+async function startCatalogRefresh(services: AgentServices): Promise<void> {
+  const { refreshCatalogOnce } = await import("../../models/catalog-refresh.ts");
+  await refreshCatalogOnce({ home: services.config.home, settings: services.config.settings.catalog });
+}
+
 /** Registers `session/prompt` and `session/cancel`. */
 export function registerPrompt(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
   app.onRequest(methods.agent.session.prompt, parsePromptParams, async ({ params, client, signal, requestId }): Promise<PromptResponse> => {
@@ -80,6 +85,8 @@ export function registerPrompt(app: HandlerApp, services: AgentServices, state: 
       cancelled.release();
       // A turn has run: what follows is the interactive work the JIT should compile (see jit-policy.ts).
       restoreInteractiveJit();
+      // Once its answer is out, the catalogue may be refreshed in the background (when the user turned that on).
+      if (services.config.settings.catalog?.refresh === true) state.afterAnswer(requestId, () => void startCatalogRefresh(services));
     }
   });
 

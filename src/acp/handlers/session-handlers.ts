@@ -7,6 +7,7 @@
 import type { AgentServices } from "../../sessions/services.ts";
 import type { ConnectionState } from "../connection/connection-state.ts";
 import { registerAuth } from "./auth.ts";
+import { registerProviderMethods } from "./provider-methods.ts";
 import { registerPrompt } from "./prompt.ts";
 import { registerSessionArchive } from "./session-archive.ts";
 import { registerSessionConfig } from "./session-config.ts";
@@ -17,9 +18,10 @@ import { registerSteering } from "./steering.ts";
 import { registerRewind } from "./rewind.ts";
 import type { HandlerApp } from "../connection/protocol-handlers.ts";
 
-/** Registers `authenticate`, `logout`, every `session/*` method and `_session/steering` on `app`. */
+/** Registers `authenticate`, `logout`, `auth/status`, `providers/*`, every `session/*` method and `_session/steering` on `app`. */
 export function registerSessionHandlers(app: HandlerApp, services: AgentServices, state: ConnectionState): void {
   registerAuth(app, services, state);
+  registerProviderMethods(app, services, state);
   registerSessionLifecycle(app, services, state);
   registerStoredSessions(app, services, state);
   registerPrompt(app, services, state);

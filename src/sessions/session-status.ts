@@ -10,7 +10,7 @@ import { cachedInputShare } from "../models/cost.ts";
 import type { AgentServices } from "./services.ts";
 import { unknownSession } from "./session-error.ts";
 import { probedSandboxStatus, type SandboxStatus } from "./sandbox-status.ts";
-import type { LiveSession } from "./live-session.ts";
+import type { HooksStatus } from "./hooks/hooks-status.ts";
 
 /** Tokens of an open session's model calls so far, input split by how the cache served it. */
 export interface SessionUsage {
@@ -40,33 +40,6 @@ export interface BackgroundCommandStatus {
   sandboxed?: true;
 }
 
-/** A hook in force, as `session/status` lists it. */
-export interface HookStatus {
-  event: string;
-  matcher: string;
-  command: string;
-  /** `user`: the user's own settings; `project`: the project's, trusted by the user. */
-  origin: "user" | "project";
-  file: string;
-}
-
-/** An open session's hooks: those in force, and whether the project's run (`trusted`), were `refused`, wait for a question (`unasked`) or are off in `read-only`. */
-export interface HooksStatus {
-  inForce: HookStatus[];
-  project?: { hooks: number; state: "trusted" | "refused" | "unasked" | "read-only" };
-}
-
-/** The hooks of an open session, when it has any. */
-export function hooksStatus(live: LiveSession): HooksStatus | undefined {
-  const hooks = live.hooks;
-  if (!hooks) return undefined;
-  const inForce = hooks.inForce(live.mode).map((h) => ({ event: h.event, matcher: h.matcher, command: h.command, origin: h.origin, file: h.file }));
-  const project = hooks.project;
-  if (project.commands.length === 0) return { inForce };
-  const state = live.mode === "read-only" ? "read-only" : project.trust === "unknown" ? "unasked" : project.trust;
-  return { inForce, project: { hooks: project.commands.length, state } };
-}
-
 /** The status of a session: what an open one used, and its background commands while it has some. */
 export interface SessionStatus {
   status: "open" | "saved";
@@ -93,7 +66,8 @@ export async function sessionStatus(services: AgentServices, sessionId: string):
     }));
     const usage = sessionUsage(live.agent.totals);
     const sandbox = await probedSandboxStatus(live.sandbox, live.mode);
-    const hooks = hooksStatus(live);
+    // The hooks' code is loaded only for a session that has hooks.
+    const hooks = live.hooks ? (await import("./hooks/hooks-status.ts")).hooksStatus(live) : undefined;
     return { status: "open", usage, sandbox, ...(commands.length > 0 ? { backgroundCommands: commands } : {}), ...(hooks ? { hooks } : {}) };
   }
   if (await services.store.exists(sessionId)) return { status: "saved" };

@@ -16,7 +16,6 @@ import { normalizeTitle, retitleLive } from "../lifecycle/rename-session.ts";
 import type { AgentServices } from "../services.ts";
 import { broadcast } from "../session-broadcast.ts";
 import { availableCommands } from "./slash-commands.ts";
-import { hooksStatus } from "../session-status.ts";
 
 /** What a built-in command works on. */
 export interface BuiltinContext {
@@ -71,7 +70,7 @@ const BUILTINS: Record<string, Builtin> = {
       describeSandboxStatus(await probedSandboxStatus(live.sandbox, live.mode)),
       `Stored: ${services.options.noSession ? "in memory only (--no-session)" : join(services.sessionDir, cwdSlug(live.cwd), `${live.id}.jsonl`)}`,
       backgroundLine(live),
-      ...hookLines(live),
+      ...(live.hooks ? (await import("../hooks/hooks-status.ts")).hookLines(live) : ["Hooks: none"]),
     ];
     return await say(context, lines.join("\n"));
   },
@@ -110,16 +109,6 @@ export function builtinCommand(name: string): Builtin | undefined {
 }
 
 /** What runs in the background: each command's id, command line (cut) and state. */
-/** The hooks in force, one line each, and whether the project's run. */
-function hookLines(live: LiveSession): string[] {
-  const status = hooksStatus(live);
-  if (!status) return ["Hooks: none"];
-  const lines = [`Hooks in force: ${status.inForce.length}`, ...status.inForce.map((h) => `  ${h.event}${h.matcher === "*" ? "" : ` [${h.matcher}]`} (${h.origin}): ${h.command}`)];
-  const words = { trusted: "run (trusted)", refused: "not run (refused in this session)", unasked: "not run yet (asked at the next prompt)", "read-only": "not run (read-only mode)" };
-  if (status.project) lines.push(`Project hooks (${status.project.hooks}): ${words[status.project.state]}`);
-  return lines;
-}
-
 function backgroundLine(live: LiveSession): string {
   const commands = live.backgroundCommands();
   if (commands.length === 0) return "Background commands: none";

@@ -6,12 +6,12 @@
  * the user is asked again.
  * @module
  */
-import { createHash } from "node:crypto";
 import * as v from "valibot";
 import { updateJsonFile } from "../../config/json-file-update.ts";
 import { readJsonValue } from "../../config/settings.ts";
 import { join } from "../../runtime/files/path.ts";
 import type { HookFile } from "./hook-files.ts";
+import { contentId } from "../checkpoints/object-store.ts";
 
 /** Hashes kept per project: a project whose hooks change often does not grow the file without end. */
 const KEPT_PER_PROJECT = 8;
@@ -23,10 +23,8 @@ export function trustFile(home: string): string {
 }
 
 /** The hash the user's trust in these project files is remembered by. */
-export function projectHookHash(files: readonly HookFile[]): string {
-  const hash = createHash("sha256");
-  for (const file of files) hash.update(`${file.path}\0${file.text}\0`);
-  return hash.digest("hex");
+export async function projectHookHash(files: readonly HookFile[]): Promise<string> {
+  return await contentId(new TextEncoder().encode(files.map((file) => `${file.path}\0${file.text}\0`).join("")));
 }
 
 /** Whether the user allowed exactly these hooks (by `hash`) for `project` before. A file that cannot be read trusts nothing. */

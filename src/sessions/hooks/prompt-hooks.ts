@@ -3,8 +3,8 @@
  * project's hooks may run is settled (asked once a session), `SessionStart`
  * runs before the session's first turn, `UserPromptSubmit` before every
  * turn. What they print for the model joins the prompt; a block refuses the
- * prompt, and the user is told why. Imported by the prompt path, so it holds
- * no code of its own beyond this: the hook runner loads with the session's hooks.
+ * prompt, and the user is told why. Loaded by the prompt path only for a
+ * session that has hooks.
  * @module
  */
 import type { ImagePart, TextPart } from "../../models/types.ts";

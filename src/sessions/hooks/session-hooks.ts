@@ -42,7 +42,7 @@ type ProjectTrust = "unknown" | "trusted" | "refused";
 export class SessionHooks {
   readonly #user: HookCommand[];
   readonly #project: HookCommand[];
-  readonly #projectHash: string;
+  readonly #projectFiles: readonly HookFile[];
   readonly #facts: HookSessionFacts;
   #trust: ProjectTrust = "unknown";
   #started = false;
@@ -57,7 +57,7 @@ export class SessionHooks {
     const commands = files.flatMap((file) => readHookCommands(file, this.notices));
     this.#user = commands.filter((c) => c.origin === "user");
     this.#project = commands.filter((c) => c.origin === "project");
-    this.#projectHash = projectHookHash(files.filter((f) => f.origin === "project"));
+    this.#projectFiles = files.filter((f) => f.origin === "project");
     this.#facts = facts;
   }
 
@@ -79,7 +79,8 @@ export class SessionHooks {
   async settleTrust(ask: TrustAsker | undefined, signal: AbortSignal): Promise<void> {
     const mode = this.currentMode();
     if (this.#project.length === 0 || this.#trust !== "unknown" || mode === "read-only") return;
-    if (await isTrusted(this.#facts.home, this.#facts.cwd, this.#projectHash)) {
+    const hash = await projectHookHash(this.#projectFiles);
+    if (await isTrusted(this.#facts.home, this.#facts.cwd, hash)) {
       this.#trust = "trusted";
       return;
     }
@@ -92,7 +93,7 @@ export class SessionHooks {
       return;
     }
     try {
-      await rememberTrust(this.#facts.home, this.#facts.cwd, this.#projectHash);
+      await rememberTrust(this.#facts.home, this.#facts.cwd, hash);
     } catch (error) {
       this.tell(`This project's hooks run in this session, but the choice could not be remembered: ${redact(error instanceof Error ? error.message : String(error))}`);
     }

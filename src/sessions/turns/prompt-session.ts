@@ -27,7 +27,6 @@ import { promptBudget } from "./prompt-budget.ts";
 import { newMessageId } from "../../engine/ids.ts";
 import { SessionError } from "../session-error.ts";
 import type { TrustAsker } from "../hooks/session-hooks.ts";
-import { promptHooks } from "../hooks/prompt-hooks.ts";
 
 /** What the client asks for, in the terms of this layer. */
 export interface PromptRequest {
@@ -103,7 +102,7 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
   // Files the command embeds follow its text (which `readPrompt` put first), before the prompt's own attachments.
   if (invocation?.kind === "prompt" && invocation.attachments.length > 0) content.splice(invocation.text.trim() === "" ? 0 : 1, 0, ...invocation.attachments);
   // The session's hooks: trust in the project's settled, SessionStart once, UserPromptSubmit on every prompt.
-  const hooked = live.hooks ? await promptHooks(live.hooks, content, request.askTrust, turn.signal) : undefined;
+  const hooked = live.hooks ? await (await import("../hooks/prompt-hooks.ts")).promptHooks(live.hooks, content, request.askTrust, turn.signal) : undefined;
   // A prompt stopped while it was getting ready (its client may be gone) starts no turn: nobody would stop it.
   if (turn.signal.aborted) return "cancelled";
   if (hooked?.refused !== undefined) {

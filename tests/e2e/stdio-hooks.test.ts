@@ -62,6 +62,8 @@ for (const runtime of RUNTIMES) {
         UserPromptSubmit: [group(prompt), group(logger)],
         SessionStart: [group(logger), group(started)],
         Stop: [group(stop)],
+        SubagentStop: [group(logger)],
+        PreCompact: [group(logger)],
       });
       writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ maxRetries: 0 }));
       server = await startFakeModelServer();
@@ -185,6 +187,25 @@ for (const runtime of RUNTIMES) {
       expect(told).toMatch(/its matcher "\(B\)\\1" cannot be used/);
       // `(a|aa)+$` matched no tool name: the logger never saw a Glob or Grep call.
       expect(inputs("PreToolUse").some((i) => i.tool_name === "Glob" || i.tool_name === "Grep")).toBe(false);
+    });
+
+    test("a subagent's calls run the same hooks, and SubagentStop runs when it ends", async () => {
+      server.push(
+        { toolCalls: [{ name: "task", input: { description: "look around", prompt: "read the notes" } }] },
+        { toolCalls: [{ name: "read", input: { path: "notes.txt", limit: 1 } }] },
+        { text: "SUB-ANSWER" },
+        { text: "parent done" },
+      );
+      expect(await prompt("delegate")).toBe("end_turn");
+      expect(inputs("PreToolUse").some((i) => i.tool_name === "Read" && i.tool_input?.limit === 1)).toBe(true);
+      expect(inputs("SubagentStop")).toHaveLength(1);
+      expect(inputs("SubagentStop")[0]).toMatchObject({ session_id: sessionId, hook_event_name: "SubagentStop", stop_hook_active: false });
+    });
+
+    test("/compact runs PreCompact first", async () => {
+      server.push({ text: "SUMMARY" });
+      await prompt("/compact keep the notes");
+      expect(inputs("PreCompact")[0]).toMatchObject({ hook_event_name: "PreCompact", trigger: "manual", custom_instructions: "keep the notes" });
     });
 
     test("/session and session/status show the hooks in force", async () => {

@@ -12,28 +12,19 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentText, connectClient, initialize, acp, type TestClient } from "../helpers/acp-client.ts";
-import { makeSandbox, RUNTIMES, spawnAgent, type AgentProcess, type Sandbox } from "../helpers/agent-process.ts";
+import { agentText, acp, type TestClient } from "../helpers/acp-client.ts";
+import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
+import { startAgent, type RunningAgent } from "../helpers/session-agent.ts";
+import { processGone } from "../helpers/processes.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
 import { group, loggedInputs, logInput, script, writeHooks } from "../helpers/hook-scripts.ts";
-
-const { methods } = acp;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 for (const runtime of RUNTIMES) {
   describe(`${runtime}: the user's Claude Code hooks`, () => {
     let sandbox: Sandbox;
     let server: FakeModelServer;
-    let proc: AgentProcess;
+    let agent: RunningAgent;
     let client: TestClient;
     let sessionId: string;
     let log: string;
@@ -67,24 +58,21 @@ for (const runtime of RUNTIMES) {
       });
       writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ maxRetries: 0 }));
       server = await startFakeModelServer();
-      proc = spawnAgent(runtime, ["agent", "stdio", "--model", "anthropic/claude-sonnet-4-5", "--approval-mode", "yolo"], {
-        env: { ACP_EDGE_HOME: sandbox.home, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-test-hooks-0123456789", HOME: userHome },
+      agent = await startAgent(runtime, sandbox, {
+        args: ["--model", "anthropic/claude-sonnet-4-5", "--approval-mode", "yolo"],
+        env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-test-hooks-0123456789", HOME: userHome },
       });
-      client = connectClient(proc);
-      await initialize(client);
-      ({ sessionId } = await client.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] }));
+      client = agent.client;
+      ({ sessionId } = await agent.newSession());
     });
 
     afterAll(async () => {
-      proc.child.kill("SIGKILL");
+      await agent.kill();
       await server.close();
       sandbox.cleanup();
     });
 
-    async function prompt(text: string) {
-      const { stopReason } = await client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
-      return stopReason;
-    }
+    const prompt = async (text: string) => (await agent.prompt(sessionId, text)).stopReason;
     const inputs = (event: string) => loggedInputs(log).filter((i) => i.hook_event_name === event);
     const lastMessages = () => JSON.stringify(server.requests.at(-1)!.body.messages);
 
@@ -161,14 +149,14 @@ for (const runtime of RUNTIMES) {
       expect(lastMessages()).toContain("beta");
       expect(agentText(client.updates(sessionId))).toContain("was stopped after 1 s (its timeout)");
       const pid = Number(readFileSync(join(state, "slow.pid"), "utf8"));
-      await waitFor(() => !alive(pid), 10_000, "the timed-out hook to be gone");
+      await waitFor(() => processGone(pid), 10_000, "the timed-out hook to be gone");
     });
 
     test("a hook that forks a sleeping child and exits does not hold the turn, and the child is ended", async () => {
       server.push({ toolCalls: [{ name: "ls", input: {} }] }, { text: "listed" });
       expect(await prompt("list")).toBe("end_turn");
       const pid = Number(readFileSync(join(state, "forked.pid"), "utf8"));
-      await waitFor(() => !alive(pid), 10_000, "the forked child to be gone");
+      await waitFor(() => processGone(pid), 10_000, "the forked child to be gone");
     });
 
     test("a hook printing megabytes and one printing broken JSON change nothing; the turn goes on", async () => {

@@ -12,8 +12,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentText, connectClient, initialize, acp, type TestClient } from "../helpers/acp-client.ts";
-import { makeSandbox, RUNTIMES, spawnAgent, type AgentProcess, type Sandbox } from "../helpers/agent-process.ts";
+import { agentText, acp, type TestClient } from "../helpers/acp-client.ts";
+import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
+import { startAgent, type RunningAgent } from "../helpers/session-agent.ts";
 import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
 import { group, script, writeHooks } from "../helpers/hook-scripts.ts";
 
@@ -24,7 +25,7 @@ for (const runtime of RUNTIMES) {
   describe(`${runtime}: a project's hooks and the user's trust`, () => {
     let sandbox: Sandbox;
     let server: FakeModelServer;
-    let proc: AgentProcess;
+    let agent: RunningAgent;
     let client: TestClient;
     let marker: string;
     let projectSettings: string;
@@ -52,10 +53,9 @@ for (const runtime of RUNTIMES) {
       writeFileSync(join(sandbox.project, "readme.txt"), "hello\n");
       writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ maxRetries: 0 }));
       server = await startFakeModelServer();
-      proc = spawnAgent(runtime, ["agent", "stdio", "--model", "anthropic/claude-sonnet-4-5"], {
-        env: { ACP_EDGE_HOME: sandbox.home, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-test-project-hooks-0123456789", HOME: userHome },
-      });
-      client = connectClient(proc, {
+      agent = await startAgent(runtime, sandbox, {
+        args: ["--model", "anthropic/claude-sonnet-4-5"],
+        env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-test-project-hooks-0123456789", HOME: userHome },
         onPermission: (params) => {
           if (params.toolCall.title === TRUST_TITLE) {
             trustAsked.push(params);
@@ -66,19 +66,19 @@ for (const runtime of RUNTIMES) {
           return { outcome: { outcome: "selected", optionId: params.options.find((o) => o.kind === "allow_once")!.optionId } };
         },
       });
-      await initialize(client);
+      client = agent.client;
     });
 
     afterAll(async () => {
-      proc.child.kill("SIGKILL");
+      await agent.kill();
       await server.close();
       sandbox.cleanup();
     });
 
-    const newSession = async (cwd = sandbox.project) => (await client.agent.request(methods.agent.session.new, { cwd, mcpServers: [] })).sessionId;
+    const newSession = async (cwd = sandbox.project) => (await agent.newSession(cwd)).sessionId;
     async function readTurn(sessionId: string) {
       server.push({ toolCalls: [{ name: "read", input: { path: "readme.txt" } }] }, { text: "read" });
-      const { stopReason } = await client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read the readme" }] });
+      const { stopReason } = await agent.prompt(sessionId, "read the readme");
       expect(stopReason).toBe("end_turn");
     }
 
@@ -125,7 +125,7 @@ for (const runtime of RUNTIMES) {
         { toolCalls: [{ name: "bash", input: { command: "echo USER-ALLOWED" } }] },
         { text: "ran" },
       );
-      await client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "run" }] });
+      await agent.prompt(sessionId, "run");
       const asked = toolAsked.map((p) => JSON.stringify(p.toolCall.rawInput));
       expect(asked.some((a) => a.includes("PROJECT-ALLOWED"))).toBe(true);
       expect(asked.some((a) => a.includes("USER-ALLOWED"))).toBe(false);
@@ -174,7 +174,7 @@ for (const runtime of RUNTIMES) {
       const asked = trustAsked.length;
       const sessionId = await newSession(hostile);
       server.push({ text: "fine" });
-      await client.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] });
+      await agent.prompt(sessionId, "hi");
       const told = agentText(client.updates(sessionId));
       expect(told).toContain(`Hooks in ${join(hostile, ".claude", "settings.json")} were not read: it leads outside the session's folders.`);
       expect(told).toContain(`Hooks in ${join(hostile, ".claude", "settings.local.json")} were not read: it is not a regular file (a FIFO).`);

@@ -12,23 +12,16 @@
 import { expect, test } from "bun:test";
 import { HOOK_EVENTS, readHookCommands, type HookCommand } from "../../src/sessions/hooks/hook-config.ts";
 import { mergeVerdicts, readOutcome } from "../../src/sessions/hooks/hook-outcome.ts";
+import { Prng } from "../fuzz/transport-prng.ts";
+
+/** The fuzzers' seeded generator, as `next()` (a float in [0, 1)) and `pick`. */
+function generator(seed: number) {
+  const prng = new Prng(seed);
+  return { next: () => prng.float(), pick: <T>(items: readonly T[]): T => prng.pick(items) };
+}
 
 const SEED = Number(process.env.ACP_EDGE_HOOK_SEED ?? 20261207);
 const CASES = 500;
-
-/** mulberry32: small and seeded, so a failing case can be replayed. */
-function generator(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
-  return { next, pick };
-}
 
 const MATCHERS = ["", "*", "Bash", "Edit|Write", "Notebook.*", "(a+)+$", "(a|aa)*b", "^(a|a?)+$", "(x+x+)+y", "(B)\\1", "(?<=a)b", "[", "mcp__.*__write", "é|ö", "a{1000}{1000}"];
 const WEIRD = [null, 1, true, "text", [], {}, [null], [{}], { hooks: "x" }, -1, 1e308, Number.NaN];

@@ -14,6 +14,16 @@ import type { AgentContext, PermissionOption } from "../sdk.ts";
 import { askClient } from "./ask-client.ts";
 
 const ALLOW_ALWAYS = "allow_always";
+/**
+ * Characters that would let a command look like another in the question: controls (new lines, ESC
+ * starting terminal sequences), bidirectional overrides and other invisible ones. Shown escaped.
+ */
+const DISGUISE = /[\u0000-\u001F\u007F-\u009F\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+
+/** A command as the user must see it to judge it: whole, every hidden character spelled out. */
+function visible(command: string): string {
+  return command.replace(DISGUISE, (c) => `\\u{${c.codePointAt(0)!.toString(16).toUpperCase()}}`);
+}
 const REJECT = "reject_once";
 
 /** Asks `client` whether the project hooks `commands` of `live` may run; true only when it chose to allow them. */
@@ -22,7 +32,7 @@ export async function askHookTrust(live: LiveSession, client: AgentContext, comm
     { optionId: ALLOW_ALWAYS, name: "Allow always for this project", kind: "allow_always" },
     { optionId: REJECT, name: "Reject", kind: "reject_once" },
   ];
-  const lines = commands.map((hook) => `${hook.event}${hook.matcher === "*" ? "" : ` (${hook.matcher})`}: ${hook.command}`);
+  const lines = commands.map((hook) => `${hook.event}${hook.matcher === "*" ? "" : ` (${visible(hook.matcher)})`}: ${visible(hook.command)}`);
   const files = [...new Set(commands.map((hook) => hook.file))];
   const answer = await askClient({
     client,

@@ -44,11 +44,12 @@ for (const runtime of RUNTIMES) {
       const started = script(scripts, "start.sh", `cat >/dev/null; echo 'SESSION-START-CONTEXT'`);
       const stop = script(scripts, "stop.sh", `${logInput(log)}; if [ -f '${state}/stop-once' ]; then rm '${state}/stop-once'; echo 'keep going STOP-FEEDBACK' >&2; exit 2; fi`);
       const slow = script(scripts, "slow.sh", `echo $$ > '${state}/slow.pid'; sleep 30; echo done`);
+      const waiting = script(scripts, "waiting.sh", `cat >/dev/null; echo $$ > '${state}/waiting.pid'; sleep 300`);
       const forker = script(scripts, "fork.sh", `sleep 300 & echo $! > '${state}/forked.pid'; exit 0`);
       const big = script(scripts, "big.sh", `cat >/dev/null; head -c 6000000 /dev/zero | tr '\\0' x; head -c 3000000 /dev/zero | tr '\\0' y >&2; exit 0`);
       const broken = script(scripts, "broken.sh", `cat >/dev/null; printf '{"decision": "block", "reason": '; exit 0`);
       writeHooks(join(userHome, ".claude", "settings.json"), {
-        PreToolUse: [group(guard, "Bash"), group(logger, "Bash|Write|Edit|Read"), group(slow, "Read", 1), group(forker, "LS"), group(broken, "Glob"), group(logger, "(a|aa)+$"), group(logger, "(B)\\1")],
+        PreToolUse: [group(guard, "Bash"), group(logger, "Bash|Write|Edit|Read"), group(slow, "Read", 1), group(forker, "LS"), group(waiting, "WebFetch", 600), group(broken, "Glob"), group(logger, "(a|aa)+$"), group(logger, "(B)\\1")],
         PostToolUse: [group(logger, "Write|Edit"), group(logger, "Bash"), group(big, "Grep")],
         UserPromptSubmit: [group(prompt), group(logger)],
         SessionStart: [group(logger), group(started)],
@@ -157,6 +158,16 @@ for (const runtime of RUNTIMES) {
       expect(await prompt("list")).toBe("end_turn");
       const pid = Number(readFileSync(join(state, "forked.pid"), "utf8"));
       await waitFor(() => processGone(pid), 10_000, "the forked child to be gone");
+    });
+
+    test("cancelling the turn ends a hook that is still running", async () => {
+      server.push({ toolCalls: [{ name: "fetch", input: { url: "https://example.com/" } }] });
+      const answer = agent.prompt(sessionId, "fetch it");
+      await waitFor(() => existsSync(join(state, "waiting.pid")), 30_000, "the hook to start");
+      const pid = Number(readFileSync(join(state, "waiting.pid"), "utf8"));
+      await client.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+      expect((await answer).stopReason).toBe("cancelled");
+      await waitFor(() => processGone(pid), 10_000, "the cancelled hook to be gone");
     });
 
     test("a hook printing megabytes and one printing broken JSON change nothing; the turn goes on", async () => {

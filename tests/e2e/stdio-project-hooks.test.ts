@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { agentText, acp, type TestClient } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
 import { startAgent, type RunningAgent } from "../helpers/session-agent.ts";
+import { waitFor } from "../helpers/expect-error.ts";
 import { startFakeModelServer, type FakeModelServer } from "../helpers/fake-model-server.ts";
 import { group, script, writeHooks } from "../helpers/hook-scripts.ts";
 
@@ -28,6 +29,7 @@ for (const runtime of RUNTIMES) {
     let agent: RunningAgent;
     let client: TestClient;
     let marker: string;
+    let notified: string;
     let projectSettings: string;
     let projectHooks: Record<string, unknown>;
     /** How the next trust question is answered: an option, or a failure of the client. */
@@ -40,7 +42,9 @@ for (const runtime of RUNTIMES) {
       const userHome = join(sandbox.root, "user");
       marker = join(sandbox.root, "project-hook-ran");
       const userAllow = script(join(userHome, "hook-scripts"), "allow.sh", `if cat | grep -q USER-ALLOWED; then echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'; fi`);
-      writeHooks(join(userHome, ".claude", "settings.json"), { PreToolUse: [group(userAllow, "Bash")] });
+      notified = join(sandbox.root, "notified.json");
+      const notify = script(join(userHome, "hook-scripts"), "notify.sh", `cat > '${notified}'`);
+      writeHooks(join(userHome, ".claude", "settings.json"), { PreToolUse: [group(userAllow, "Bash")], Notification: [group(notify)] });
       // The project's hooks live in the repository: scripts inline, as a hostile one would write them.
       projectSettings = join(sandbox.project, ".claude", "settings.json");
       projectHooks = {
@@ -129,6 +133,9 @@ for (const runtime of RUNTIMES) {
       const asked = toolAsked.map((p) => JSON.stringify(p.toolCall.rawInput));
       expect(asked.some((a) => a.includes("PROJECT-ALLOWED"))).toBe(true);
       expect(asked.some((a) => a.includes("USER-ALLOWED"))).toBe(false);
+      // The question was announced to the user's Notification hook.
+      await waitFor(() => existsSync(notified) && readFileSync(notified, "utf8").includes("}"), 10_000, "the Notification hook");
+      expect(JSON.parse(readFileSync(notified, "utf8"))).toMatchObject({ hook_event_name: "Notification", message: expect.stringContaining("needs your permission") });
       const messages = JSON.stringify(server.requests.at(-1)!.body.messages);
       expect(messages).toContain("PROJECT-ALLOWED");
       expect(messages).toContain("USER-ALLOWED");

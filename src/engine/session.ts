@@ -13,6 +13,7 @@ import type { EventSink, StopReason } from "./events.ts";
 import { SteeringInbox } from "./steering-inbox.ts";
 import type { ToolAuthorizer } from "./tool-call.ts";
 import type { CallStep } from "./call-steps.ts";
+import type { TurnHooks } from "./turn-hooks.ts";
 import { RequestBudget } from "./request-budget.ts";
 import { subagentHost } from "./subagent.ts";
 import { runTurn, type TurnContext } from "./turn.ts";
@@ -30,6 +31,8 @@ export interface AgentSessionInit {
   compaction?: CompactionBudget;
   /** Concerns acting around each tool call of every turn (see call-steps.ts). */
   steps?: readonly CallStep[];
+  /** Asked before a turn ends and before a compaction. */
+  hooks?: TurnHooks;
 }
 
 /** Thrown by `prompt` while another turn of the same session runs. */
@@ -75,6 +78,7 @@ export class AgentSession {
   /** Commands the model started in the background; they belong to the session, not to a turn. */
   readonly backgroundCommands: BackgroundCommands = new BackgroundCommands();
   readonly #steps: readonly CallStep[];
+  readonly #hooks: TurnHooks | undefined;
   #turn?: AbortController;
   readonly #steering = new SteeringInbox();
 
@@ -89,6 +93,7 @@ export class AgentSession {
     this.history = init.history ?? [];
     if (init.compaction) this.compaction = init.compaction;
     this.#steps = init.steps ?? [];
+    this.#hooks = init.hooks;
   }
 
   get running(): boolean {
@@ -139,6 +144,7 @@ export class AgentSession {
       cacheKey: this.id,
       backgroundCommands: this.backgroundCommands,
       steps: this.#steps,
+      ...(this.#hooks ? { hooks: this.#hooks } : {}),
       // A subagent's calls cost the session like the turn's own, but its context is not the session's.
       subagents: (toolCallId) =>
         subagentHost(context, toolCallId, (usage) => {
@@ -170,6 +176,7 @@ export class AgentSession {
     const controller = new AbortController();
     this.#turn = controller;
     try {
+      await this.#hooks?.compacting?.("manual", controller.signal, instructions).catch(() => undefined);
       return await compactHistory({
         history: this.history,
         model: this.model,

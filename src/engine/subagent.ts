@@ -45,6 +45,9 @@ export function subagentHost(parent: TurnContext, parentToolCallId: string, reco
           ...(parent.cacheKey ? { cacheKey: parent.cacheKey } : {}),
           ...(parent.backgroundCommands ? { backgroundCommands: parent.backgroundCommands } : {}),
           ...(parent.steps ? { steps: parent.steps } : {}),
+          // The session's hooks see its calls too; its end is a subagent's stop.
+          ...(parent.hooks ? { hooks: parent.hooks } : {}),
+          subagent: true,
         },
         { role: "user", content: [{ type: "text", text: request.prompt }] },
       );

@@ -10,7 +10,7 @@ import type { BackgroundCommandsView, PathFilter, SubagentHost, ToolAccess, Tool
 import { StreamRedactor, redact, redactSecrets } from "../runtime/secrets.ts";
 import type { SandboxSpec } from "../runtime/sandbox/sandbox-spec.ts";
 import type { EngineEvent, EventSink } from "./events.ts";
-import { aroundCall, type CallStep } from "./call-steps.ts";
+import { aroundCall, gateCall, type CallStep } from "./call-steps.ts";
 
 export interface AuthorizationRequest {
   toolCallId: string;
@@ -22,6 +22,12 @@ export interface AuthorizationRequest {
   signal: AbortSignal;
   /** A subagent's call: the `task` call that runs it. */
   parentToolCallId?: string;
+  /**
+   * What a step (a hook) said before the gate: `ask` asks even where the
+   * policy would allow; `allow` skips a question the policy would ask (never
+   * a refusal). The reason is shown with the question.
+   */
+  stepDecision?: { decision: "ask" | "allow"; reason?: string };
 }
 
 export type Authorization =
@@ -114,6 +120,20 @@ export async function executeCall(
     }
   }
 
+  const steps = context.steps ?? [];
+  const stepCall = {
+    toolCallId: part.id,
+    tool,
+    input: call.input,
+    workspace,
+    signal,
+    emit,
+    ...(context.backgroundCommands ? { backgroundCommands: context.backgroundCommands } : {}),
+  };
+  const gate = await gateCall(steps, stepCall);
+  signal.throwIfAborted();
+  if (gate?.decision === "deny") return await fail(gate.reason);
+
   let outsideRootsApproved = false;
   let pathFilter: PathFilter | undefined;
   let sandbox: SandboxSpec | undefined;
@@ -126,6 +146,7 @@ export async function executeCall(
       description: call.description,
       access,
       ...(preview ? { preview } : {}),
+      ...(gate ? { stepDecision: gate } : {}),
       signal,
     });
     if (!verdict.allowed) return await fail(verdict.reason);
@@ -136,15 +157,7 @@ export async function executeCall(
   signal.throwIfAborted();
   await emit({ type: "tool_call_update", toolCallId: part.id, status: "in_progress" });
 
-  const after = await aroundCall(context.steps ?? [], {
-    toolCallId: part.id,
-    tool,
-    input: call.input,
-    workspace,
-    signal,
-    emit,
-    ...(context.backgroundCommands ? { backgroundCommands: context.backgroundCommands } : {}),
-  });
+  const after = await aroundCall(steps, stepCall);
   let result: ToolResult;
   try {
     // The preview is what was approved: edits and writes check the file still matches it.
@@ -164,11 +177,18 @@ export async function executeCall(
     result = withoutSecrets(await tool.execute(call.input, toolContext));
   } catch (error) {
     await flushOutput();
-    await after();
-    return await failure(error);
+    if (signal.aborted) {
+      await after({ failure: "cancelled" });
+      throw signal.reason;
+    }
+    const text = redact(error instanceof Error ? error.message : String(error));
+    const notes = await after({ failure: text });
+    return await fail([text, ...notes].join("\n\n"));
   }
-  await after();
+  const notes = await after({ result });
   await flushOutput();
+  // What the steps had to say after the call (a hook's feedback) is part of what the model reads.
+  if (notes.length > 0) result = { ...result, content: [...result.content, ...notes.map((text) => ({ type: "text" as const, text: redact(text) }))] };
   const details = result.details;
   const exit =
     tool.kind === "execute" && details && "exitCode" in details

@@ -11,6 +11,7 @@ import type { ModelClient, ModelMessage, ThinkingLevel, ToolResultMessage, Usage
 import type { BackgroundCommandsView, SubagentHost, ToolDefinition, Workspace } from "../tools/types.ts";
 import type { EventSink, StopReason } from "./events.ts";
 import type { CallStep } from "./call-steps.ts";
+import type { TurnHooks } from "./turn-hooks.ts";
 import { newMessageId } from "./ids.ts";
 import { compactHistory, estimateTokens, type CompactionBudget } from "./compaction.ts";
 import { callModel } from "./model-call.ts";
@@ -46,6 +47,10 @@ export interface TurnContext {
   steps?: readonly CallStep[];
   /** Runs the subagents of a `task` call (absent inside a subagent). */
   subagents?: (toolCallId: string) => SubagentHost;
+  /** Asked before the turn ends and before a compaction (the session's hooks). */
+  hooks?: TurnHooks;
+  /** The turn is a subagent's (its end is a subagent's stop). */
+  subagent?: true;
 }
 
 /** Calls of a concurrent tool (`task`) in one step that run at the same time. */
@@ -69,6 +74,7 @@ export async function runTurn(context: TurnContext, prompt: UserMessage, promptI
   const tools = context.tools.map(toolSpec);
   // The system prompt's and the tools' share of every request of the turn: the same each step, so measured once.
   const fixedTokens = estimateTokens(context.system) + estimateTokens(tools);
+  let stopHeld = false;
   for (let request = 1; ; request += 1) {
     if (signal.aborted) return "cancelled";
     if (context.compaction) await compactIfFull(context, fixedTokens);
@@ -100,7 +106,16 @@ export async function runTurn(context: TurnContext, prompt: UserMessage, promptI
     if (result.cause === "refusal") return await closeUnrun(result.toolCalls, append, "refusal");
     if (result.toolCalls.length === 0) {
       // A message steered in while the model gave its last reply still gets an answer in this turn.
-      if (!context.steering?.size) return "end_turn";
+      if (!context.steering?.size) {
+        // A stop hook may send the model on with a reason; the turn's request budget bounds how often.
+        const goOn = await context.hooks?.stopping?.({ subagent: context.subagent === true, active: stopHeld, signal });
+        if (signal.aborted) return "cancelled";
+        if (goOn === undefined) return "end_turn";
+        if (context.requests.left <= 0) return "max_turn_requests";
+        stopHeld = true;
+        await append({ role: "user", content: [{ type: "text", text: goOn }] });
+        continue;
+      }
       if (context.requests.left <= 0) return "max_turn_requests";
       continue;
     }
@@ -170,6 +185,7 @@ async function compactIfFull(context: TurnContext, fixedTokens: number): Promise
   const budget = context.compaction!;
   const estimate = estimateTokens(context.history) + fixedTokens;
   if (estimate <= context.model.info.contextWindow - budget.reserveTokens) return;
+  await context.hooks?.compacting?.("auto", context.signal).catch(() => undefined);
   try {
     await compactHistory({ history: context.history, model: context.model, budget, signal: context.signal, emit: context.emit, reason: "threshold", ...(context.cacheKey ? { cacheKey: context.cacheKey } : {}) });
   } catch (error) {

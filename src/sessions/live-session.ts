@@ -27,6 +27,7 @@ import type { Skill } from "./setup/skills.ts";
 import type { AgentFile } from "./setup/agent-files.ts";
 import type { SessionRecorder } from "./journal/session-recorder.ts";
 import type { SessionSandbox } from "./session-sandbox.ts";
+import type { SessionHooks } from "./hooks/session-hooks.ts";
 import { SessionError } from "./session-error.ts";
 import type { TurnClaim } from "./turns/turn-claim.ts";
 import { TurnSlot, type ClaimRequest } from "./turns/turn-slot.ts";
@@ -102,6 +103,8 @@ export interface LiveSessionInit {
   /** Things to tell the user once the session is announced. */
   notices: readonly string[];
   title?: string;
+  /** The session's hooks, when its settings files have any. */
+  hooks?: SessionHooks;
   /**
    * The event sink of a turn of this session (the journal, then the clients): where steered messages no turn
    * took are landed. Passed in because the emitter reads the live session, so it cannot be imported here.
@@ -121,6 +124,8 @@ export class LiveSession {
   readonly recorder: SessionRecorder;
   /** How the session's commands are confined. */
   readonly sandbox: SessionSandbox;
+  /** The session's hooks, when its settings files have any. */
+  readonly hooks: SessionHooks | undefined;
   readonly #agent: AgentSession;
   #templates: readonly PromptTemplate[];
   #skills: readonly Skill[];
@@ -143,6 +148,7 @@ export class LiveSession {
     this.additionalDirectories = init.additionalDirectories;
     this.settings = init.settings;
     this.sandbox = init.sandbox;
+    this.hooks = init.hooks;
     this.#mode = init.mode;
     this.#grants = [...init.grants];
     this.recorder = init.recorder;
@@ -459,6 +465,8 @@ export class LiveSession {
     this.#turn.close();
     this.cancel(reason);
     await this.turnSettled();
+    // SessionEnd hooks run once its last turn is over, as it leaves this process (bounded by their timeouts).
+    await this.hooks?.sessionEnded("other");
     await Promise.all([this.recorder.journal.close(), this.#mcp?.close(), this.#agent.backgroundCommands.closeAll()]);
   }
 }

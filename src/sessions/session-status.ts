@@ -10,6 +10,7 @@ import { cachedInputShare } from "../models/cost.ts";
 import type { AgentServices } from "./services.ts";
 import { unknownSession } from "./session-error.ts";
 import { probedSandboxStatus, type SandboxStatus } from "./sandbox-status.ts";
+import type { HooksStatus } from "./hooks/hooks-status.ts";
 
 /** Tokens of an open session's model calls so far, input split by how the cache served it. */
 export interface SessionUsage {
@@ -46,6 +47,8 @@ export interface SessionStatus {
   /** Whether an open session's commands run in the sandbox. */
   sandbox?: SandboxStatus;
   backgroundCommands?: BackgroundCommandStatus[];
+  /** The hooks of an open session that has any. */
+  hooks?: HooksStatus;
 }
 
 /** `open` when the session is live in this process (for any client), `saved` when it is only stored; `not_found` otherwise. */
@@ -63,7 +66,9 @@ export async function sessionStatus(services: AgentServices, sessionId: string):
     }));
     const usage = sessionUsage(live.agent.totals);
     const sandbox = await probedSandboxStatus(live.sandbox, live.mode);
-    return commands.length > 0 ? { status: "open", usage, sandbox, backgroundCommands: commands } : { status: "open", usage, sandbox };
+    // The hooks' code is loaded only for a session that has hooks.
+    const hooks = live.hooks ? (await import("./hooks/hooks-status.ts")).hooksStatus(live) : undefined;
+    return { status: "open", usage, sandbox, ...(commands.length > 0 ? { backgroundCommands: commands } : {}), ...(hooks ? { hooks } : {}) };
   }
   if (await services.store.exists(sessionId)) return { status: "saved" };
   throw unknownSession(sessionId);

@@ -78,6 +78,8 @@ const SESSION_AND_FIRST_PROMPT: AllowList = {
   ],
   "src/sessions/commands/": ["builtin-commands", "command-invocation", "slash-arguments", "slash-commands"],
   "src/sessions/checkpoints/": ["command-checkpoints"],
+  // Only the finder of hook files: the code that runs hooks loads for a session that has some.
+  "src/sessions/hooks/": ["hook-files"],
   "src/sessions/journal/": ["rewound-entries", "session-entry-check", "session-entry-schemas", "session-recorder", "session-restore"],
   "src/sessions/lifecycle/": ["archive-session", "delete-session", "join-session", "open-session", "rename-session", "revive-session", "start-session"],
   "src/sessions/setup/": [

@@ -77,6 +77,8 @@ export function registerPrompt(app: HandlerApp, services: AgentServices, state: 
         ...(params.messageId === undefined ? {} : { messageId: params.messageId }),
         joined: (id) => void (userMessageId = id),
         ...editorOf(client, state, live.id),
+        // Loaded when a project's hooks first need an answer.
+        askTrust: async (commands, asked) => (await import("../permissions/hook-trust-question.ts")).askHookTrust(live, client, commands, asked),
       });
       return { stopReason, ...usage.answer(), ...(userMessageId === undefined ? {} : { userMessageId }) };
     } catch (error) {

@@ -49,17 +49,23 @@ export function createAuthorizer({ live, client }: AuthorizerOptions): ToolAutho
       ...(availability ? { sandbox: { mode: live.sandbox.mode, available: availability.available, ...(availability.available ? {} : { missing: availability.missing }) } } : {}),
     });
     if (verdict.decision === "deny") return { allowed: false, reason: verdict.reason };
+    // A hook may make the gate ask where it would not, or (a hook of the user's own) skip a question; never a refusal.
+    const hook = request.stepDecision;
+    const decision = hook?.decision === "ask" ? "ask" : hook?.decision === "allow" ? "allow" : verdict.decision;
     // The confinement is worked out now, for the session's folders as they are.
     const sandbox = verdict.sandbox ? live.sandbox.spec(verdict.sandbox.readOnly) : undefined;
     if (verdict.sandbox && !sandbox) return { allowed: false, reason: "The sandbox this command must run in is not available; nothing was run." };
-    if (verdict.decision === "allow") return await allowed(verdict.outside);
+    if (decision === "allow") return await allowed(verdict.outside);
 
+    // A question only a hook asked offers no "always": a grant would skip the question the hook wants asked.
+    const offer = verdict.decision === "ask" ? verdict.offer : undefined;
     const options: PermissionOption[] = [
       { optionId: ALLOW_ONCE, name: "Allow once", kind: "allow_once" },
-      ...(verdict.offer.allow ? [{ optionId: ALLOW_ALWAYS, name: verdict.offer.allow.label, kind: "allow_always" as const }] : []),
+      ...(offer?.allow ? [{ optionId: ALLOW_ALWAYS, name: offer.allow.label, kind: "allow_always" as const }] : []),
       { optionId: REJECT_ONCE, name: "Reject", kind: "reject_once" },
-      { optionId: REJECT_ALWAYS, name: verdict.offer.reject.label, kind: "reject_always" },
+      ...(offer ? [{ optionId: REJECT_ALWAYS, name: offer.reject.label, kind: "reject_always" as const }] : []),
     ];
+    live.hooks?.notify(`acp-edge needs your permission to use ${request.description.title}`, request.signal);
     const answer = await askClient({
       client,
       sessionId: live.id,
@@ -84,13 +90,13 @@ export function createAuthorizer({ live, client }: AuthorizerOptions): ToolAutho
     };
     switch (answer.optionId) {
       case ALLOW_ALWAYS:
-        await remember(verdict.offer.allow);
+        await remember(offer?.allow);
         return await allowed(verdict.outside, true);
       case ALLOW_ONCE:
         return await allowed(verdict.outside, true);
       case REJECT_ALWAYS:
-        await remember(verdict.offer.reject);
-        return { allowed: false, reason: `The user rejected this (${verdict.offer.reject.label}). Do not retry it; ask the user how to proceed.` };
+        await remember(offer?.reject);
+        return { allowed: false, reason: `The user rejected this (${offer?.reject.label}). Do not retry it; ask the user how to proceed.` };
       default:
         return { allowed: false, reason: "The user rejected this tool call. Do not retry it; ask the user how to proceed." };
     }
@@ -102,6 +108,7 @@ function permissionToolCall(request: AuthorizationRequest): ToolCallUpdate {
   const locations = request.preview?.locations ?? request.description.locations;
   const diff = request.preview?.diff;
   const escalation = request.access.outsideSandbox;
+  const hookReason = request.stepDecision?.decision === "ask" ? request.stepDecision.reason : undefined;
   return {
     toolCallId: request.toolCallId,
     title: request.description.title,
@@ -111,6 +118,7 @@ function permissionToolCall(request: AuthorizationRequest): ToolCallUpdate {
     rawInput: request.input,
     ...(diff ? { content: [{ type: "diff", path: diff.path, oldText: diff.oldText, newText: diff.newText }] } : {}),
     ...(escalation ? { content: [{ type: "content", content: { type: "text", text: `Run outside the sandbox (no confinement of files or network). Reason given: ${escalation.reason}` } }] } : {}),
+    ...(hookReason ? { content: [{ type: "content", content: { type: "text", text: `A hook asks for your approval: ${hookReason}` } }] } : {}),
     ...(request.parentToolCallId === undefined ? {} : { _meta: { [PARENT_META_KEY]: request.parentToolCallId } }),
   };
 }

@@ -73,6 +73,7 @@ const BUILTINS: Record<string, Builtin> = {
       describeSandboxStatus(await probedSandboxStatus(live.sandbox, live.mode)),
       `Stored: ${services.options.noSession ? "in memory only (--no-session)" : join(services.sessionDir, cwdSlug(live.cwd), `${live.id}.jsonl`)}`,
       backgroundLine(live),
+      ...(live.hooks ? (await import("../hooks/hooks-status.ts")).hookLines(live) : ["Hooks: none"]),
     ];
     return await say(context, lines.join("\n"));
   },

@@ -34,6 +34,9 @@ import { sessionEmitter } from "../session-emitter.ts";
 import { noticeToSession } from "../session-broadcast.ts";
 import type { EngineEvent } from "../../engine/events.ts";
 import { SessionError } from "../session-error.ts";
+import { findHookFiles } from "../hooks/hook-files.ts";
+import type { SessionHooks } from "../hooks/session-hooks.ts";
+import { cwdSlug } from "../../store/cwd-slug.ts";
 
 /** What a live session is built from. */
 export interface OpenSessionRequest {
@@ -116,8 +119,21 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     contextPlaces(userInstructionFolders(home, userFolders), workspace.roots),
     setupPlaces(home, request.cwd, workspace.roots, userFolders),
   ]);
-  const [context, setup] = await Promise.all([readContext(places), readSetup(setupFolders)]);
-  notices.push(...context.skipped.map(contextNotice), ...setup.notices);
+  const [context, setup, hookFiles] = await Promise.all([
+    readContext(places),
+    readSetup(setupFolders),
+    findHookFiles({ home, ...(userFolders.claude ? { claude: userFolders.claude } : {}), cwd: request.cwd, roots: workspace.roots }),
+  ]);
+  notices.push(...context.skipped.map(contextNotice), ...setup.notices, ...hookFiles.notices);
+  // The code that runs hooks loads only for a session that has some.
+  let hooks: SessionHooks | undefined;
+  if (hookFiles.files.length > 0) {
+    const { SessionHooks } = await import("../hooks/session-hooks.ts");
+    const transcriptPath = services.options.noSession ? undefined : join(services.sessionDir, cwdSlug(request.cwd), `${id}.jsonl`);
+    hooks = new SessionHooks(hookFiles.files, { sessionId: id, cwd: request.cwd, home, resumed: restored !== undefined, ...(transcriptPath ? { transcriptPath } : {}) });
+    notices.push(...hooks.notices);
+  }
+  const hookParts = hooks ? await import("../hooks/hook-step.ts") : undefined;
   const date = new Date();
   // Set once the session exists: a background command's changes reach its journal and clients when the command ends.
   let opened: LiveSession | undefined;
@@ -139,7 +155,12 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     compaction: compactionBudget(model.info.contextWindow, settings.compaction ?? {}),
     ...(restored ? { history: restored.history } : {}),
     // Files a command changes are snapshotted around it, so a rewind can put them back.
-    steps: [commandCheckpoints(async () => join(await services.store.outputDirectory(id), CHECKPOINT_FOLDER), late)],
+    // Hooks come first: their PreToolUse judges the call before anything else acts, their PostToolUse sees it last.
+    steps: [
+      ...(hooks && hookParts ? [hookParts.hookCallStep(hooks)] : []),
+      commandCheckpoints(async () => join(await services.store.outputDirectory(id), CHECKPOINT_FOLDER), late),
+    ],
+    ...(hooks && hookParts ? { hooks: hookParts.hookTurnHooks(hooks) } : {}),
   });
   if (restored?.usage) {
     Object.assign(agent.totals, {
@@ -171,8 +192,13 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     notices,
     emitterFor: sessionEmitter,
     ...(restored?.title ? { title: restored.title } : {}),
+    ...(hooks ? { hooks } : {}),
   });
   opened = live;
+  if (hooks) {
+    hooks.tell = (text) => noticeToSession(live, text);
+    hooks.currentMode = () => live.mode;
+  }
   trackContext(live, places, date, context);
   trackSetup(live, setupFolders, setup);
   live.offerTools(sessionTools(live));

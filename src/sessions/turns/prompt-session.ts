@@ -27,6 +27,7 @@ import { promptBudget } from "./prompt-budget.ts";
 import { newMessageId } from "../../engine/ids.ts";
 import { SessionError } from "../session-error.ts";
 import type { EditorFiles } from "../checkpoints/restore-files.ts";
+import type { TrustAsker } from "../hooks/session-hooks.ts";
 
 /** What the client asks for, in the terms of this layer. */
 export interface PromptRequest {
@@ -56,6 +57,8 @@ export interface PromptRequest {
   joined?(messageId: string): void;
   /** The editor's side of the files, when this client reads or writes them for the agent (`/undo` restores through it). */
   editor?: EditorFiles;
+  /** Asks this client whether the project's hooks may run (absent: nobody can answer, so they do not). */
+  askTrust?: TrustAsker;
 }
 
 /** Runs one prompt, after the prompts queued before it; `cancelled` when it is dropped from the queue. */
@@ -101,8 +104,16 @@ async function runPrompt(services: AgentServices, live: LiveSession, request: Pr
   const content = await request.readPrompt(invocation?.text);
   // Files the command embeds follow its text (which `readPrompt` put first), before the prompt's own attachments.
   if (invocation?.kind === "prompt" && invocation.attachments.length > 0) content.splice(invocation.text.trim() === "" ? 0 : 1, 0, ...invocation.attachments);
+  // The session's hooks: trust in the project's settled, SessionStart once, UserPromptSubmit on every prompt.
+  const hooked = live.hooks ? await (await import("../hooks/prompt-hooks.ts")).promptHooks(live.hooks, content, request.askTrust, turn.signal) : undefined;
   // A prompt stopped while it was getting ready (its client may be gone) starts no turn: nobody would stop it.
   if (turn.signal.aborted) return "cancelled";
+  if (hooked?.refused !== undefined) {
+    // Refused by a hook: the prompt never joins the conversation; the user reads why.
+    await request.starting?.();
+    await broadcast(live, { type: "message", text: hooked.refused });
+    return "end_turn";
+  }
   // From here the prompt joins the conversation: a stop now still records it (the turn ends at once, `cancelled`).
   await request.starting?.();
   // The other clients of a shared session see what was asked; its own client too when it did not start when sent.

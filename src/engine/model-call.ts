@@ -4,8 +4,10 @@
  * one part; provider data for a block is merged as it comes.
  * @module
  */
-import type { AssistantMessage, FinishCause, ModelClient, ModelRequest, ThinkingPart, ToolCallPart, Usage } from "../models/types.ts";
+import type { AssistantMessage, FinishCause, ModelClient, ModelRequest, ServerToolPart, ThinkingPart, ToolCallPart, Usage } from "../models/types.ts";
+import { sourcesText } from "../models/citations.ts";
 import type { EventSink } from "./events.ts";
+import { ServerToolView } from "./server-tool-view.ts";
 import { newMessageId } from "./ids.ts";
 import { StreamRedactor } from "../runtime/secrets.ts";
 
@@ -47,6 +49,9 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
     if (thought && thoughtId) await emit({ type: "thinking_delta", messageId: thoughtId, text: thought });
   };
 
+  // The provider's own tools (its search) are shown as tool calls of their own while the answer streams.
+  const serverTools = new ServerToolView(emit);
+
   try {
     for await (const event of model.stream(request)) {
       switch (event.type) {
@@ -77,6 +82,27 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
           toolCalls.push(call);
           break;
         }
+        case "server_tool_call": {
+          const call: ServerToolPart = { type: "server_tool", id: event.id, name: event.name, input: event.input };
+          if (event.providerData) call.providerData = event.providerData;
+          blocks.set(`server:${event.id}`, call);
+          message.content.push(call);
+          await serverTools.started(call);
+          break;
+        }
+        case "server_tool_result": {
+          const call = blocks.get(`server:${event.id}`) as ServerToolPart | undefined;
+          // A result for no call the stream announced has nothing to go back with: the provider would refuse it.
+          if (!call) break;
+          call.output = event.output;
+          if (event.isError) call.isError = true;
+          if (event.providerData) call.providerData = mergeProviderData(call.providerData, event.providerData);
+          await serverTools.finished(call);
+          break;
+        }
+        case "citation":
+          (message.citations ??= []).push(event.citation);
+          break;
         case "finish":
           cause = event.cause;
           usage = event.usage;
@@ -89,6 +115,9 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
     return { message: withoutEmptyParts(message), toolCalls, cause, ...(usage ? { usage } : {}), error };
   }
   await flushShown();
+  // The answer's sources follow it, as they do in a replay (the model never sees this list: it is not in the message text).
+  const sources = sourcesText(message.citations);
+  if (sources) await emit({ type: "text_delta", messageId: (textId ??= newMessageId()), text: sources });
   return { message: withoutEmptyParts(message), toolCalls, cause, ...(usage ? { usage } : {}) };
 }
 

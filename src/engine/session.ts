@@ -30,6 +30,8 @@ export interface AgentSessionInit {
   compaction?: CompactionBudget;
   /** Concerns acting around each tool call of every turn (see call-steps.ts). */
   steps?: readonly CallStep[];
+  /** The provider's own web search, where the model has one; off when undefined. */
+  webSearch?: { maxUses: number };
 }
 
 /** Thrown by `prompt` while another turn of the same session runs. */
@@ -69,6 +71,7 @@ export class AgentSession {
   systemPrompt: string;
   maxTurnRequests: number;
   compaction?: CompactionBudget;
+  webSearch?: { maxUses: number };
   readonly totals: SessionTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, requests: 0, cost: 0 };
   /** Tokens in context after the last model call (0 before the first). */
   contextUsed = 0;
@@ -88,6 +91,7 @@ export class AgentSession {
     this.maxTurnRequests = init.maxTurnRequests;
     this.history = init.history ?? [];
     if (init.compaction) this.compaction = init.compaction;
+    if (init.webSearch) this.webSearch = init.webSearch;
     this.#steps = init.steps ?? [];
   }
 
@@ -137,6 +141,7 @@ export class AgentSession {
       ...(this.compaction ? { compaction: this.compaction } : {}),
       steering: this.#steering,
       cacheKey: this.id,
+      ...(this.webSearch ? { webSearch: this.webSearch } : {}),
       backgroundCommands: this.backgroundCommands,
       steps: this.#steps,
       // A subagent's calls cost the session like the turn's own, but its context is not the session's.

@@ -6,6 +6,9 @@
  */
 import type { ModelInfo } from "./types.ts";
 
+/** USD per search the provider runs itself: Anthropic and OpenAI both bill $10 per 1,000 searches, on top of tokens. */
+const PROVIDER_SEARCH_PRICE = 0.01;
+
 type Entry = Omit<ModelInfo, "provider" | "id" | "name"> & { name?: string };
 
 const claude = (contextWindow: number, maxOutputTokens: number, input: number, output: number, reasoning = true): Entry => ({
@@ -13,7 +16,7 @@ const claude = (contextWindow: number, maxOutputTokens: number, input: number, o
   maxOutputTokens,
   reasoning,
   input: ["text", "image"],
-  price: { input, output, cacheRead: input / 10, cacheWrite: input * 1.25 },
+  price: { input, output, cacheRead: input / 10, cacheWrite: input * 1.25, webSearch: PROVIDER_SEARCH_PRICE },
 });
 
 const gpt = (contextWindow: number, maxOutputTokens: number, input: number, output: number, cacheRead: number, reasoning: boolean): Entry => ({
@@ -21,7 +24,7 @@ const gpt = (contextWindow: number, maxOutputTokens: number, input: number, outp
   maxOutputTokens,
   reasoning,
   input: ["text", "image"],
-  price: { input, output, cacheRead },
+  price: { input, output, cacheRead, webSearch: PROVIDER_SEARCH_PRICE },
 });
 
 const CATALOG: Record<string, Record<string, Entry>> = {

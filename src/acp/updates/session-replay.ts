@@ -5,6 +5,7 @@
  * @module
  */
 import type { ModelMessage } from "../../models/types.ts";
+import { sourcesText } from "../../models/citations.ts";
 import type { StoredEntry } from "../../store/types.ts";
 import type { PlanEntry } from "../../tools/types.ts";
 import type { SessionEntry } from "../../sessions/journal/session-entries.ts";
@@ -85,6 +86,9 @@ function messageUpdates(messageId: string, message: ModelMessage): SessionUpdate
         out.push({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text: part.text } });
       }
     }
+    // The sources follow the answer as they did when it streamed.
+    const sources = sourcesText(message.citations);
+    if (sources) out.push({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text: sources } });
     return out;
   }
   return [];

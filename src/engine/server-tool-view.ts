@@ -1,0 +1,55 @@
+/**
+ * Shows the provider's own tool calls (its web search) to the client as tool calls of kind `search`: the
+ * query as the title, the results (titles and links) as the content. The engine runs nothing for them and
+ * asks nobody: the provider ran them inside its answer. A call is announced when its query is known, which
+ * for some providers (OpenAI) is only with its result.
+ * @module
+ */
+import { summariseSearch } from "../models/provider-search.ts";
+import type { ServerToolPart } from "../models/types.ts";
+import type { EventSink } from "./events.ts";
+
+export class ServerToolView {
+  readonly #announced = new Set<string>();
+
+  constructor(private readonly emit: EventSink) {}
+
+  /** The provider started `call`: announced now when its input names the query. */
+  async started(call: ServerToolPart): Promise<void> {
+    if (summariseSearch(call.input, undefined).query !== undefined) await this.#announce(call);
+  }
+
+  /** `call` has its output: announced if it was not, then completed (or failed) with what it found. */
+  async finished(call: ServerToolPart): Promise<void> {
+    await this.#announce(call);
+    const summary = summariseSearch(call.input, call.output);
+    const text = call.isError
+      ? `The search failed${errorCode(call.output) ? `: ${errorCode(call.output)}` : ""}.`
+      : summary.results.length === 0
+        ? "No results."
+        : summary.results.map((r, i) => `${i + 1}. ${r.title ?? r.url}\n   ${r.url}`).join("\n");
+    await this.emit({ type: "tool_call_update", toolCallId: call.id, status: call.isError ? "failed" : "completed", content: [{ type: "text", text }] });
+  }
+
+  async #announce(call: ServerToolPart): Promise<void> {
+    if (this.#announced.has(call.id)) return;
+    this.#announced.add(call.id);
+    const summary = summariseSearch(call.input, call.output);
+    await this.emit({
+      type: "tool_call",
+      toolCallId: call.id,
+      toolName: call.name,
+      kind: "search",
+      title: summary.query ?? "Web search",
+      locations: [],
+      input: summary.query !== undefined ? { query: summary.query } : call.input,
+    });
+  }
+}
+
+/** The provider's error code (Anthropic's `errorCode`, e.g. `max_uses_exceeded`), when it gave one. */
+function errorCode(output: unknown): string | undefined {
+  if (output === null || typeof output !== "object") return undefined;
+  const code = (output as { errorCode?: unknown }).errorCode;
+  return typeof code === "string" ? code.slice(0, 100) : undefined;
+}

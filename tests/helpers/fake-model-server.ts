@@ -30,6 +30,21 @@ export interface ScriptedTurn {
   error?: { status: number; message: string; retryAfterMs?: number };
   /** Holds the reply (after its headers, before its first frame) until this settles: the test releases it. */
   gate?: Promise<unknown>;
+  /**
+   * Searches the provider runs itself before the text: Anthropic `server_tool_use` + `web_search_tool_result`
+   * blocks (`error`: a `web_search_tool_result_error` with that code), OpenAI Responses `web_search_call` items.
+   */
+  searches?: ScriptedSearch[];
+  /** Sources the text cites (Anthropic `citations_delta`, OpenAI `url_citation` annotations). */
+  citations?: Array<{ url: string; title: string }>;
+}
+
+/** One search the fake provider runs. */
+export interface ScriptedSearch {
+  id?: string;
+  query: string;
+  results?: Array<{ url: string; title: string; encryptedContent?: string; pageAge?: string }>;
+  error?: string;
 }
 
 /** A request as the server received it. */
@@ -195,8 +210,28 @@ function anthropicFrames(turn: ScriptedTurn, model: string, n: number): Frame[] 
       { type: "signature_delta", signature: `fake-signature-${n}` },
     ]);
   }
+  for (const [i, search] of (turn.searches ?? []).entries()) {
+    const id = search.id ?? `srvtoolu_fake_${n}_${i}`;
+    block(
+      { type: "server_tool_use", id, name: "web_search", input: {} },
+      chunks(JSON.stringify({ query: search.query }), size).map((partial_json) => ({ type: "input_json_delta", partial_json })),
+    );
+    const content = search.error
+      ? { type: "web_search_tool_result_error", error_code: search.error }
+      : (search.results ?? []).map((r) => ({
+          type: "web_search_result", url: r.url, title: r.title,
+          encrypted_content: r.encryptedContent ?? `fake-encrypted-${n}-${i}`, page_age: r.pageAge ?? null,
+        }));
+    block({ type: "web_search_tool_result", tool_use_id: id, content }, []);
+  }
   if (turn.text !== undefined) {
-    block({ type: "text", text: "" }, chunks(turn.text, size).map((text) => ({ type: "text_delta", text })));
+    block({ type: "text", text: "" }, [
+      ...chunks(turn.text, size).map((text) => ({ type: "text_delta", text })),
+      ...(turn.citations ?? []).map((c, i) => ({
+        type: "citations_delta",
+        citation: { type: "web_search_result_location", cited_text: turn.text!.slice(0, 10), url: c.url, title: c.title, encrypted_index: `fake-index-${i}` },
+      })),
+    ]);
   }
   for (const [i, call] of (turn.toolCalls ?? []).entries()) {
     block(
@@ -205,7 +240,11 @@ function anthropicFrames(turn: ScriptedTurn, model: string, n: number): Frame[] 
     );
   }
   const stop = turn.stop === "max_tokens" ? "max_tokens" : turn.stop === "refusal" ? "refusal" : turn.toolCalls?.length ? "tool_use" : "end_turn";
-  ev("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output } });
+  const searched = (turn.searches ?? []).filter((s) => !s.error).length;
+  ev("message_delta", {
+    delta: { stop_reason: stop, stop_sequence: null },
+    usage: { output_tokens: usage.output, ...(turn.searches ? { server_tool_use: { web_search_requests: searched } } : {}) },
+  });
   ev("message_stop");
   return frames;
 }
@@ -271,6 +310,15 @@ function responsesFrames(turn: ScriptedTurn, model: string, n: number): Frame[] 
     ev("response.output_item.done", { output_index, item });
     output.push(item);
   }
+  for (const [i, search] of (turn.searches ?? []).entries()) {
+    const id = search.id ?? `ws_fake_${n}_${i}`;
+    const output_index = output.length;
+    ev("response.output_item.added", { output_index, item: { id, type: "web_search_call", status: "in_progress" } });
+    const sources = (search.results ?? []).map((r) => ({ type: "url", url: r.url }));
+    const item = { id, type: "web_search_call", status: search.error ? "failed" : "completed", action: { type: "search", query: search.query, sources } };
+    ev("response.output_item.done", { output_index, item });
+    output.push(item);
+  }
   if (turn.text !== undefined) {
     const id = `msg_fake_${n}`;
     const output_index = output.length;
@@ -285,6 +333,12 @@ function responsesFrames(turn: ScriptedTurn, model: string, n: number): Frame[] 
     const full = refusal ? { type: "refusal", refusal: turn.text } : { type: "output_text", text: turn.text, annotations: [] };
     if (refusal) ev("response.refusal.done", { item_id: id, output_index, content_index: 0, refusal: turn.text });
     else ev("response.output_text.done", { item_id: id, output_index, content_index: 0, text: turn.text, logprobs: [] });
+    for (const [annotation_index, c] of (turn.citations ?? []).entries()) {
+      ev("response.output_text.annotation.added", {
+        item_id: id, output_index, content_index: 0, annotation_index,
+        annotation: { type: "url_citation", start_index: 0, end_index: turn.text.length, url: c.url, title: c.title },
+      });
+    }
     ev("response.content_part.done", { item_id: id, output_index, content_index: 0, part: full });
     const item = { id, type: "message", status: "completed", role: "assistant", content: [full] };
     ev("response.output_item.done", { output_index, item });

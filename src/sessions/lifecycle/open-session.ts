@@ -5,6 +5,7 @@
  * stored ones brought back (load, resume, fork).
  * @module
  */
+import { providerSearchOf } from "../session-web-search.ts";
 import { sandboxNotices, sessionSandbox } from "../session-sandbox.ts";
 import { nanoid } from "nanoid";
 import { ConfigError, loadSettingsFor } from "../../config/settings.ts";
@@ -118,6 +119,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   notices.push(...context.skipped.map(contextNotice), ...setup.notices);
   const date = new Date();
   const systemPrompt = sessionSystemPrompt({ contextFiles: context.files, skills: setup.skills, cwd: request.cwd, additionalDirectories: extra, date });
+  const webSearch = providerSearchOf(settings);
   const agent = new AgentSession({
     id,
     workspace,
@@ -128,6 +130,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     systemPrompt,
     maxTurnRequests: settings.maxTurnRequests ?? DEFAULT_MAX_TURN_REQUESTS,
     compaction: compactionBudget(model.info.contextWindow, settings.compaction ?? {}),
+    ...(webSearch ? { webSearch } : {}),
     ...(restored ? { history: restored.history } : {}),
     // Files a command changes are snapshotted around it, so a rewind can put them back.
     steps: [commandCheckpoints(async () => join(await services.store.outputDirectory(id), CHECKPOINT_FOLDER))],

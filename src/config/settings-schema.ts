@@ -123,19 +123,18 @@ export type WebSearchSettings =
       timeoutSeconds?: number;
     };
 
+// A URL the service tool cannot use (another scheme, credentials in it) is refused when a search runs.
+const UpTo20 = v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20)));
 const WebSearchSchema = v.union([
   v.boolean(),
-  v.pipe(
-    v.object({
-      service: v.optional(v.picklist(SEARCH_SERVICES)),
-      url: v.optional(v.pipe(v.string(), v.url(), v.check((text) => /^https?:\/\//i.test(text) && !new URL(text).username && !new URL(text).password, "must be an http(s) URL without credentials"))),
-      apiKeyEnv: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name"))),
-      maxUses: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20))),
-      maxResults: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20))),
-      timeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(120))),
-    }),
-    v.check((search) => search.service !== "searxng" || search.url !== undefined, "searxng needs the url of the instance"),
-  ),
+  v.object({
+    service: v.optional(v.picklist(SEARCH_SERVICES)),
+    url: v.optional(v.pipe(v.string(), v.url())),
+    apiKeyEnv: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_]\w*$/, "must be an environment variable name"))),
+    maxUses: UpTo20,
+    maxResults: UpTo20,
+    timeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(120))),
+  }),
 ]);
 
 /** `settings.json`, user or project; every field is optional. */

@@ -5,9 +5,8 @@
  * @module
  */
 import type { AssistantMessage, FinishCause, ModelClient, ModelRequest, ServerToolPart, ThinkingPart, ToolCallPart, Usage } from "../models/types.ts";
-import { sourcesText } from "../models/citations.ts";
 import type { EventSink } from "./events.ts";
-import { ServerToolView } from "./server-tool-view.ts";
+import type { ServerToolView } from "./server-tool-view.ts";
 import { newMessageId } from "./ids.ts";
 import { StreamRedactor } from "../runtime/secrets.ts";
 
@@ -49,8 +48,10 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
     if (thought && thoughtId) await emit({ type: "thinking_delta", messageId: thoughtId, text: thought });
   };
 
-  // The provider's own tools (its search) are shown as tool calls of their own while the answer streams.
-  const serverTools = new ServerToolView(emit);
+  // The provider's own tools (its search) are shown as tool calls of their own while the answer streams;
+  // loaded with the first such call, so an answer without one loads nothing for them.
+  let view: ServerToolView | undefined;
+  const serverTools = async () => (view ??= new (await import("./server-tool-view.ts")).ServerToolView(emit));
 
   try {
     for await (const event of model.stream(request)) {
@@ -87,7 +88,7 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
           if (event.providerData) call.providerData = event.providerData;
           blocks.set(`server:${event.id}`, call);
           message.content.push(call);
-          await serverTools.started(call);
+          await (await serverTools()).started(call);
           break;
         }
         case "server_tool_result": {
@@ -97,7 +98,7 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
           call.output = event.output;
           if (event.isError) call.isError = true;
           if (event.providerData) call.providerData = mergeProviderData(call.providerData, event.providerData);
-          await serverTools.finished(call);
+          await (await serverTools()).finished(call);
           break;
         }
         case "citation":
@@ -116,7 +117,7 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
   }
   await flushShown();
   // The answer's sources follow it, as they do in a replay (the model never sees this list: it is not in the message text).
-  const sources = sourcesText(message.citations);
+  const sources = message.citations ? (await import("../models/citations.ts")).sourcesText(message.citations) : "";
   if (sources) await emit({ type: "text_delta", messageId: (textId ??= newMessageId()), text: sources });
   return { message: withoutEmptyParts(message), toolCalls, cause, ...(usage ? { usage } : {}) };
 }

@@ -5,7 +5,6 @@
  * for some providers (OpenAI) is only with its result.
  * @module
  */
-import { summariseSearch } from "../models/provider-search.ts";
 import type { ServerToolPart } from "../models/types.ts";
 import type { EventSink } from "./events.ts";
 
@@ -52,4 +51,35 @@ function errorCode(output: unknown): string | undefined {
   if (output === null || typeof output !== "object") return undefined;
   const code = (output as { errorCode?: unknown }).errorCode;
   return typeof code === "string" ? code.slice(0, 100) : undefined;
+}
+
+/** What a provider's search looked for and found, read from its call and output for the user (never for the model). */
+export interface SearchSummary {
+  query?: string;
+  results: Array<{ title?: string; url: string }>;
+}
+
+/** Shown results are bounded: a provider may return many, and the user needs the first few to follow the answer. */
+const MAX_SHOWN_RESULTS = 20;
+
+/** Reads Anthropic's result list (`[{url, title, …}]`) or OpenAI's `{action: {query}, sources}`; anything else yields what it can. */
+export function summariseSearch(input: unknown, output: unknown): SearchSummary {
+  const summary: SearchSummary = { results: [] };
+  const query = field(input, "query") ?? field(field(output, "action"), "query");
+  if (typeof query === "string" && query) summary.query = query;
+  const list = Array.isArray(output) ? output : field(output, "sources");
+  if (Array.isArray(list)) {
+    for (const item of list) {
+      const url = field(item, "url");
+      if (typeof url !== "string" || !url) continue;
+      const title = field(item, "title");
+      summary.results.push({ url, ...(typeof title === "string" && title ? { title } : {}) });
+      if (summary.results.length >= MAX_SHOWN_RESULTS) break;
+    }
+  }
+  return summary;
+}
+
+function field(value: unknown, name: string): unknown {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
 }

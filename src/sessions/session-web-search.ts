@@ -9,12 +9,6 @@
 import type { Settings } from "../config/settings-schema.ts";
 import { matchToolRules } from "../permissions/rules.ts";
 import { PROVIDER_SEARCH_TOOL } from "../models/provider-search.ts";
-import { log } from "../runtime/log.ts";
-import { env } from "../runtime/process/process.ts";
-import { registerSecret } from "../runtime/secrets.ts";
-import type { ToolDefinition } from "../tools/types.ts";
-import { serviceUrl } from "../tools/web/search-services.ts";
-import { createWebSearchTool } from "../tools/web/web-search.ts";
 
 /** Searches one model request may run at most when the settings do not say (Anthropic's `max_uses`). */
 export const DEFAULT_MAX_SEARCHES = 5;
@@ -32,30 +26,7 @@ export function providerSearchOf(settings: Settings): { maxUses: number } | unde
   return { maxUses: (typeof search === "object" ? search.maxUses : undefined) ?? DEFAULT_MAX_SEARCHES };
 }
 
-/**
- * The `web_search` tool on the search service the user's settings name, or undefined when they name none, turn
- * search off, or the service's key is not in the environment (then the models that need it search nothing).
- */
-export function searchServiceTool(settings: Settings): ToolDefinition | undefined {
-  const search = settings.webSearch;
-  if (typeof search !== "object" || !search.service || !webSearchOn(settings)) return undefined;
-  const url = serviceUrl(search.service, search.url);
-  if (!url) return undefined;
-  let key: string | undefined;
-  if (search.apiKeyEnv) {
-    key = env(search.apiKeyEnv);
-    if (!key) {
-      log.warn(`webSearch: ${search.apiKeyEnv} is not set, so the ${search.service} search service is not offered`);
-      return undefined;
-    }
-    // The key never reaches a log, an answer or the session's file.
-    registerSecret(key);
-  }
-  return createWebSearchTool({
-    service: search.service,
-    url,
-    ...(key ? { key } : {}),
-    ...(search.maxResults !== undefined ? { maxResults: search.maxResults } : {}),
-    ...(search.timeoutSeconds !== undefined ? { timeoutMs: search.timeoutSeconds * 1000 } : {}),
-  });
+/** Whether the settings name a search service (its tool is then loaded with the session: see search-service-tool.ts). */
+export function searchServiceNamed(settings: Settings): boolean {
+  return typeof settings.webSearch === "object" && settings.webSearch.service !== undefined && webSearchOn(settings);
 }

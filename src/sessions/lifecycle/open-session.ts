@@ -5,7 +5,7 @@
  * stored ones brought back (load, resume, fork).
  * @module
  */
-import { providerSearchOf } from "../session-web-search.ts";
+import { providerSearchOf, searchServiceNamed } from "../session-web-search.ts";
 import { sandboxNotices, sessionSandbox } from "../session-sandbox.ts";
 import { nanoid } from "nanoid";
 import { ConfigError, loadSettingsFor } from "../../config/settings.ts";
@@ -24,7 +24,7 @@ import { createLocalWorkspace } from "../../tools/local-workspace.ts";
 import { contextNotice, readContext, trackContext } from "../session-context.ts";
 import { readSetup, trackSetup } from "../setup/session-setup.ts";
 import { sessionSystemPrompt } from "../session-system-prompt.ts";
-import { sessionTools } from "../session-tools.ts";
+import { offerSearchService, sessionTools } from "../session-tools.ts";
 import { setupPlaces, userInstructionFolders } from "../setup/setup-places.ts";
 import type { AgentServices } from "../services.ts";
 import { CHECKPOINT_FOLDER, commandCheckpoints } from "../checkpoints/command-checkpoints.ts";
@@ -168,6 +168,11 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   });
   trackContext(live, places, date, context);
   trackSetup(live, setupFolders, setup);
+  if (searchServiceNamed(settings)) {
+    // Only a session with a search service loads its tool.
+    const search = (await import("../search-service-tool.ts")).searchServiceTool(settings);
+    if (search) offerSearchService(live, search);
+  }
   live.offerTools(sessionTools(live));
   return live;
 }

@@ -113,6 +113,7 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
   } catch (error) {
     // The stream already failed; a failing editor must not replace that error.
     await flushShown().catch(() => undefined);
+    await view?.abandon().catch(() => undefined);
     return { message: withoutEmptyParts(message), toolCalls, cause, ...(usage ? { usage } : {}), error };
   }
   await flushShown();

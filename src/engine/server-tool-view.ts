@@ -10,6 +10,8 @@ import type { EventSink } from "./events.ts";
 
 export class ServerToolView {
   readonly #announced = new Set<string>();
+  /** Announced calls that have not finished. */
+  readonly #open = new Set<string>();
 
   constructor(private readonly emit: EventSink) {}
 
@@ -21,6 +23,7 @@ export class ServerToolView {
   /** `call` has its output: announced if it was not, then completed (or failed) with what it found. */
   async finished(call: ServerToolPart): Promise<void> {
     await this.#announce(call);
+    this.#open.delete(call.id);
     const summary = summariseSearch(call.input, call.output);
     const text = call.isError
       ? `The search failed${errorCode(call.output) ? `: ${errorCode(call.output)}` : ""}.`
@@ -30,9 +33,18 @@ export class ServerToolView {
     await this.emit({ type: "tool_call_update", toolCallId: call.id, status: call.isError ? "failed" : "completed", content: [{ type: "text", text }] });
   }
 
+  /** The answer stopped (cancel, error): calls still open end as failed, so no client shows them running. */
+  async abandon(): Promise<void> {
+    for (const id of this.#open) {
+      await this.emit({ type: "tool_call_update", toolCallId: id, status: "failed", content: [{ type: "text", text: "The search did not finish: the answer stopped." }] });
+    }
+    this.#open.clear();
+  }
+
   async #announce(call: ServerToolPart): Promise<void> {
     if (this.#announced.has(call.id)) return;
     this.#announced.add(call.id);
+    this.#open.add(call.id);
     const summary = summariseSearch(call.input, call.output);
     await this.emit({
       type: "tool_call",

@@ -111,6 +111,11 @@ export async function runTurn(context: TurnContext, prompt: UserMessage, promptI
 
     if (result.cause === "length") return await closeUnrun(result.toolCalls, append, "max_tokens");
     if (result.cause === "refusal") return await closeUnrun(result.toolCalls, append, "refusal");
+    // The provider paused its own searches: the next request carries the reply back and it goes on, within the turn's budget.
+    if (result.cause === "pause" && result.toolCalls.length === 0) {
+      if (context.requests.left <= 0) return "max_turn_requests";
+      continue;
+    }
     if (result.toolCalls.length === 0) {
       // A message steered in while the model gave its last reply still gets an answer in this turn.
       if (!context.steering?.size) return "end_turn";

@@ -79,6 +79,7 @@ function toolInput(part: ToolCall): unknown {
 /** Our finish cause for the unified reason plus the provider's raw one. */
 export function finishCause(reason: V3FinishReason): FinishCause {
   if (reason.raw === "refusal") return "refusal";
+  if (reason.raw === "pause_turn") return "pause";
   switch (reason.unified) {
     case "stop":
       return "stop";

@@ -117,8 +117,11 @@ export interface ModelRequest {
   webSearch?: { maxUses: number };
 }
 
-/** Why a model call ended. */
-export type FinishCause = "stop" | "length" | "tool_calls" | "refusal" | "other";
+/**
+ * Why a model call ended. `pause`: the provider paused a long turn of its own tools (Anthropic's `pause_turn`);
+ * sending the reply back as it is lets it go on.
+ */
+export type FinishCause = "stop" | "length" | "tool_calls" | "refusal" | "pause" | "other";
 
 export interface Usage {
   /** Input tokens not served from a cache. */

@@ -170,6 +170,30 @@ for (const runtime of RUNTIMES) {
       expect(blocks[1]).toMatchObject({ type: "web_search_tool_result", tool_use_id: "srvtoolu_fail", content: { type: "web_search_tool_result_error", error_code: "max_uses_exceeded" } });
     }, 60_000);
 
+    test("Anthropic: a paused turn of searches goes on in the same prompt, the paused reply sent back as it is", async () => {
+      const paused: ScriptedTurn = { searches: [{ id: "srvtoolu_paused", query: "long research", results: [{ url: "https://example.com/a", title: "A" }] }], stop: "pause_turn" };
+      const r = await start(runtime, "anthropic", [paused, { text: "finished the research" }]);
+      expect((await r.prompt("research this")).stopReason).toBe("end_turn");
+      expect(r.server.requests).toHaveLength(2);
+      const messages = (await r.server.request(2)).body.messages as Array<{ role: string; content: Array<Record<string, any>> }>;
+      // The paused reply is the last message: the provider resumes it.
+      expect(messages.at(-1)!.role).toBe("assistant");
+      expect(messages.at(-1)!.content.map((b) => b.type)).toEqual(["server_tool_use", "web_search_tool_result"]);
+      expect(agentText(r.client.updates(r.sessionId))).toContain("finished the research");
+    }, 60_000);
+
+    test("Anthropic: a search cut off before its result is shown failed, and is not sent back half", async () => {
+      const r = await start(runtime, "anthropic", [{ searches: [{ id: "srvtoolu_cut", query: "cut short" }], cutAfterSearchCall: true }, { text: "fine" }]);
+      await expect(r.prompt("search")).rejects.toBeDefined();
+      const updates = r.client.updates(r.sessionId);
+      expect(searchCalls(updates).map((c) => c.toolCallId)).toEqual(["srvtoolu_cut"]);
+      const last = updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "srvtoolu_cut").at(-1);
+      expect(last?.sessionUpdate === "tool_call_update" ? last.status : undefined).toBe("failed");
+      expect((await r.prompt("again")).stopReason).toBe("end_turn");
+      const sent = JSON.stringify((await r.server.request(2)).body.messages);
+      expect(sent).not.toContain("srvtoolu_cut");
+    }, 60_000);
+
     test("OpenAI Responses: web_search is offered and its web_search_call reaches the client", async () => {
       const search = { id: "ws_fake_1", query: "is there a newer release", results: [{ url: "https://example.com/releases", title: "Releases" }] };
       const r = await start(runtime, "openai", [{ searches: [search], text: "Yes, 5.1.", citations: [{ url: "https://example.com/releases", title: "Releases" }] }, { text: "ok" }]);

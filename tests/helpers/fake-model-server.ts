@@ -21,7 +21,7 @@ export interface ScriptedTurn {
   toolCalls?: Array<{ id?: string; name: string; input: unknown; rawInput?: string }>;
   usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
   /** Default: "tool_use"/"tool_calls" when there are tool calls, else "end". */
-  stop?: "end" | "max_tokens" | "refusal";
+  stop?: "end" | "max_tokens" | "refusal" | "pause_turn";
   /** Characters per text/thinking/argument delta (default 5). */
   chunkSize?: number;
   /** Delay before each SSE chunk (default 0). */
@@ -35,6 +35,8 @@ export interface ScriptedTurn {
    * blocks (`error`: a `web_search_tool_result_error` with that code), OpenAI Responses `web_search_call` items.
    */
   searches?: ScriptedSearch[];
+  /** Anthropic: the connection is cut right after the first search's call block, before its result. */
+  cutAfterSearchCall?: boolean;
   /** Sources the text cites (Anthropic `citations_delta`, OpenAI `url_citation` annotations). */
   citations?: Array<{ url: string; title: string }>;
 }
@@ -92,6 +94,8 @@ const ROUTES: Record<string, Api> = {
   "/v1/responses": "responses",
 };
 const NO_TURN = "fake model server: no scripted turn left";
+/** A frame that is never written: the connection is destroyed where it stands. */
+const CUT: Frame = { data: "cut" };
 
 /** Starts a server on 127.0.0.1 with an ephemeral port. */
 /** Options of the fake server. */
@@ -216,6 +220,7 @@ function anthropicFrames(turn: ScriptedTurn, model: string, n: number): Frame[] 
       { type: "server_tool_use", id, name: "web_search", input: {} },
       chunks(JSON.stringify({ query: search.query }), size).map((partial_json) => ({ type: "input_json_delta", partial_json })),
     );
+    if (turn.cutAfterSearchCall) return [...frames, CUT];
     const content = search.error
       ? { type: "web_search_tool_result_error", error_code: search.error }
       : (search.results ?? []).map((r) => ({
@@ -239,7 +244,7 @@ function anthropicFrames(turn: ScriptedTurn, model: string, n: number): Frame[] 
       chunks(argumentsText(call), size).map((partial_json) => ({ type: "input_json_delta", partial_json })),
     );
   }
-  const stop = turn.stop === "max_tokens" ? "max_tokens" : turn.stop === "refusal" ? "refusal" : turn.toolCalls?.length ? "tool_use" : "end_turn";
+  const stop = turn.stop === "max_tokens" || turn.stop === "refusal" || turn.stop === "pause_turn" ? turn.stop : turn.toolCalls?.length ? "tool_use" : "end_turn";
   const searched = (turn.searches ?? []).filter((s) => !s.error).length;
   ev("message_delta", {
     delta: { stop_reason: stop, stop_sequence: null },
@@ -407,6 +412,11 @@ async function streamFrames(res: ServerResponse, frames: Frame[], delayMs: numbe
   for (const frame of frames) {
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (closed || res.destroyed) return false;
+    if (frame === CUT) {
+      // What was written still arrives; the reply then ends without its last chunk.
+      res.socket?.end();
+      return false;
+    }
     const data = typeof frame.data === "string" ? frame.data : JSON.stringify(frame.data);
     res.write(`${frame.event ? `event: ${frame.event}\n` : ""}data: ${data}\n\n`);
   }

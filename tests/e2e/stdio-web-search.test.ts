@@ -210,12 +210,19 @@ for (const runtime of RUNTIMES) {
       expect(input).toContainEqual(expect.objectContaining({ type: "web_search_call", id: "ws_fake_1", action: expect.objectContaining({ type: "search", query: search.query }) }));
     }, 60_000);
 
-    test("webSearch: false, or a deny rule for web_search, offers no search tool", async () => {
-      for (const settings of [{ webSearch: false }, { permissionRules: [{ action: "deny", tools: ["web_search"] }] }]) {
+    test("webSearch: false, or a deny rule for web_search, offers no search tool; other settings keep it", async () => {
+      // Each case: settings, and the `max_uses` of the search tools the request offers.
+      const cases: Array<[object, number[]]> = [
+        [{ webSearch: false }, []],
+        [{ permissionRules: [{ action: "deny", tools: ["web_search"] }] }, []],
+        [{ webSearch: { maxUses: 2 } }, [2]],
+        [{ permissionRules: [{ action: "deny", tools: ["bash"] }] }, [5]],
+      ];
+      for (const [settings, offered] of cases) {
         const r = await start(runtime, "anthropic", [{ text: "no search" }], settings);
         await r.prompt("hello");
-        const tools = (await r.server.request(1)).body.tools as Array<{ name: string; type?: string }>;
-        expect(tools.some((t) => t.name === "web_search")).toBe(false);
+        const tools = (await r.server.request(1)).body.tools as Array<{ name: string; type?: string; max_uses?: number }>;
+        expect(tools.filter((t) => t.name === "web_search").map((t) => t.max_uses)).toEqual(offered);
       }
     }, 60_000);
   });

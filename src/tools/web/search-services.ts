@@ -95,8 +95,12 @@ export function serviceResults(service: SearchServiceName, answer: unknown, coun
   if (!Array.isArray(items)) return [];
   const results: SearchResult[] = [];
   for (const item of items) {
-    const url = field(item, "url");
-    if (typeof url !== "string" || url.length > URL_CHARS || !/^https?:\/\//i.test(url) || !URL.canParse(url)) continue;
+    const text = field(item, "url");
+    if (typeof text !== "string" || text.length > URL_CHARS || !URL.canParse(text)) continue;
+    // The parsed spelling: no line break or blank a result could use to pass text off as another result's link.
+    const parsed = new URL(text);
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") continue;
+    const url = parsed.href;
     const title = field(item, "title");
     const snippet = field(item, SERVICES[service].snippet);
     results.push({ url, title: typeof title === "string" ? oneLine(title, TITLE_CHARS) : "", snippet: typeof snippet === "string" ? oneLine(snippet, SNIPPET_CHARS) : "" });

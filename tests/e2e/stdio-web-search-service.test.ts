@@ -6,11 +6,10 @@
  * private address, an answer that never comes (bounded, and cancel works), results spelling the marker.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { connectClient, initialize, acp } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, spawnAgent } from "../helpers/agent-process.ts";
 import { startFakeModelServer } from "../helpers/fake-model-server.ts";
+import { useFakeProvider } from "../helpers/fake-provider.ts";
 import { SEARXNG_RESULTS, startFakeSearxng, type FakeSearxng } from "../helpers/fake-searxng.ts";
 import { answering, finalStatus, startScenario, toolEvents, toolResultText } from "../helpers/scenario.ts";
 
@@ -31,15 +30,7 @@ for (const runtime of RUNTIMES) {
       const model = await startFakeModelServer([search("s1", "migration guide v5"), { text: "found it" }, search("s2", "v5 release notes"), { text: "again" }]);
       const sandbox = makeSandbox();
       try {
-        writeFileSync(
-          join(sandbox.home, "settings.json"),
-          JSON.stringify({
-            defaultModel: "local/qwen3",
-            maxRetries: 0,
-            providers: { local: { api: "openai-compatible", baseUrl: `${model.url}/v1`, models: [{ id: "qwen3", contextWindow: 32768 }] } },
-            ...service("ok"),
-          }),
-        );
+        useFakeProvider(sandbox.home, model, { models: [{ id: "qwen3" }], extra: service("ok") });
         const answers = answering("allow_always");
         const proc = spawnAgent(runtime, ["agent", "stdio", "--approval-mode", "ask"], { cwd: sandbox.project, env: { ACP_EDGE_HOME: sandbox.home } });
         const client = connectClient(proc, answers);

@@ -12,15 +12,11 @@ import { join } from "node:path";
 import { agentText, connectClient, initialize, acp, type TestClient } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, spawnAgent, type AgentProcess, type RuntimeName, type Sandbox } from "../helpers/agent-process.ts";
 import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from "../helpers/fake-model-server.ts";
+import type { FakeProviderRun } from "../helpers/fake-provider.ts";
 
 const methods = acp.methods;
 
-interface Running {
-  sandbox: Sandbox;
-  server: FakeModelServer;
-  proc: AgentProcess;
-  client: TestClient;
-  sessionId: string;
+interface Running extends FakeProviderRun {
   prompt(text: string): Promise<acp.PromptResponse>;
 }
 const running: Running[] = [];

@@ -157,7 +157,7 @@ async function* streamRequest(
     const cached = withCacheBreakpoints(toPrompt(request.system, request.messages, endpoint), functionTools(request.tools), endpoint, request.once);
     const { prompt } = cached;
     // The provider's search goes after the cached function tools: the same every request, so the prefix stays byte-stable.
-    const search = providerSearchTool(endpoint.api, request.webSearch);
+    const search = providerSearchTool(endpoint.api, request.webSearch, info.reasoning && request.thinking === "minimal");
     const tools: CallOptions["tools"] = search ? [...(cached.tools ?? []), search] : cached.tools;
     const options: CallOptions = {
       prompt,

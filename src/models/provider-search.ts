@@ -17,13 +17,17 @@ export function hasProviderSearch(api: ProviderApi): boolean {
   return api === "anthropic" || api === "openai";
 }
 
-/** The provider tool for the request's search, or undefined when none is asked for or the API has none. */
-export function providerSearchTool(api: ProviderApi, search: ModelRequest["webSearch"]): ProviderTool | undefined {
+/**
+ * The provider tool for the request's search, or undefined when none is asked for or the API has none.
+ * `minimalReasoning`: the request asks a reasoning model for minimal effort, with which OpenAI's models refuse the search tool.
+ */
+export function providerSearchTool(api: ProviderApi, search: ModelRequest["webSearch"], minimalReasoning = false): ProviderTool | undefined {
   if (!search) return undefined;
   switch (api) {
     case "anthropic":
       return { type: "provider", id: "anthropic.web_search_20250305", name: PROVIDER_SEARCH_TOOL, args: { maxUses: search.maxUses } };
     case "openai":
+      if (minimalReasoning) return undefined;
       // OpenAI takes no per-request bound; the turn's request budget bounds it.
       return { type: "provider", id: "openai.web_search", name: PROVIDER_SEARCH_TOOL, args: {} };
     default:

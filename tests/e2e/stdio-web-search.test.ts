@@ -204,6 +204,14 @@ for (const runtime of RUNTIMES) {
       await r.prompt("thanks");
       const input = (await r.server.request(2)).body.input as Array<Record<string, any>>;
       expect(input).toContainEqual(expect.objectContaining({ type: "web_search_call", id: "ws_fake_1", action: expect.objectContaining({ type: "search", query: search.query }) }));
+      // The search is billed per call.
+      const cost = r.client.updates(r.sessionId).filter((u) => u.sessionUpdate === "usage_update").at(0);
+      expect(cost?.sessionUpdate === "usage_update" ? cost.cost?.amount : 0).toBeGreaterThanOrEqual(0.01);
+      // At the minimal thought level OpenAI refuses the search tool: it is not offered.
+      await r.client.agent.request(methods.agent.session.setConfigOption, { sessionId: r.sessionId, configId: "thought_level", value: "minimal" });
+      r.server.push({ text: "quick" });
+      await r.prompt("quick one");
+      expect(((await r.server.request(3)).body.tools as Array<{ type: string }>).some((t) => t.type === "web_search")).toBe(false);
     }, 60_000);
 
     test("webSearch: false, or a deny rule for web_search, offers no search tool; other settings keep it", async () => {

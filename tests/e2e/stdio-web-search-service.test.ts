@@ -6,6 +6,8 @@
  * private address, an answer that never comes (bounded, and cancel works), results spelling the marker.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { connectClient, initialize, acp } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, spawnAgent } from "../helpers/agent-process.ts";
 import { startFakeModelServer } from "../helpers/fake-model-server.ts";
@@ -20,6 +22,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await searxng.close();
 });
+
+/** Files under `root` whose content holds `text` (the settings file names only the variable, never the key). */
+function filesHolding(root: string, text: string): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(root, { recursive: true }) as string[]) {
+    const path = join(root, name);
+    if (statSync(path).isFile() && readFileSync(path, "utf8").includes(text)) found.push(name);
+  }
+  return found;
+}
 
 const search = (id: string, query: string) => ({ toolCalls: [{ id, name: "web_search", input: { query } }] });
 const service = (behaviour: string, extra: object = {}) => ({ webSearch: { service: "searxng", url: `${searxng.url}/${behaviour}/`, ...extra } });
@@ -110,6 +122,42 @@ for (const runtime of RUNTIMES) {
         expect(searxng.queries.some((q) => q.q === "from the project")).toBe(false);
       } finally {
         project.close();
+      }
+    });
+
+    test("Brave, Tavily and Exa are asked their own way with the key from the named variable, which never leaves the request", async () => {
+      const key = "search-key-4f1c9a7e2b6d8053";
+      const expected: Record<string, (request: FakeSearxng["keyed"][number]) => void> = {
+        brave: (r) => {
+          expect([r.method, r.query, r.headers["x-subscription-token"]]).toEqual(["GET", "brave query", key]);
+        },
+        tavily: (r) => {
+          expect([r.method, r.headers.authorization, JSON.parse(r.body).query]).toEqual(["POST", `Bearer ${key}`, "tavily query"]);
+        },
+        exa: (r) => {
+          expect([r.method, r.headers["x-api-key"], JSON.parse(r.body).query]).toEqual(["POST", key, "exa query"]);
+        },
+      };
+      for (const [name, check] of Object.entries(expected)) {
+        const s = await startScenario(runtime, {
+          script: [search("k1", `${name} query`), { text: "done" }],
+          settings: { webSearch: { service: name, url: `${searxng.url}/keyed/${name}`, apiKeyEnv: "SEARCH_TEST_KEY" } },
+          args: ["--approval-mode", "yolo"],
+          env: { SEARCH_TEST_KEY: key },
+        });
+        try {
+          await s.prompt("go");
+          expect(finalStatus(s.updates(), "k1")).toBe("completed");
+          const text = toolResultText(s.updates(), "k1");
+          expect(text).toContain(SEARXNG_RESULTS[0]!.url);
+          expect(text).toContain(`${name} snippet`);
+          check(searxng.keyed.filter((r) => r.service === name).at(-1)!);
+          // The key is in no message to the client and in no session file.
+          expect(JSON.stringify(s.client.received)).not.toContain(key);
+          expect(filesHolding(s.sandbox.root, key)).toEqual([]);
+        } finally {
+          s.close();
+        }
       }
     });
 

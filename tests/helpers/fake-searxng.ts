@@ -2,6 +2,8 @@
  * A SearXNG instance on 127.0.0.1 for tests, answering `GET <base>/search?q=…&format=json`. Each base path is
  * one behaviour: `/ok/` (two results), `/garbage/` (not JSON), `/huge/` (megabytes of JSON), `/redirect/` (a
  * redirect to a private address), `/slow/` (never answers), `/marker/` (results spelling the untrusted marker).
+ * The keyed services are there too, at `/keyed/brave`, `/keyed/tavily` and `/keyed/exa`: each answers in its
+ * own shape and records how it was asked (method, headers, body).
  * Only `node:*` modules, so every runtime can import it.
  * @module
  */
@@ -13,6 +15,8 @@ export interface FakeSearxng {
   url: string;
   /** The `q` of every search received, in order, with its base path. */
   queries: Array<{ base: string; q: string }>;
+  /** Requests to the keyed services, in order. */
+  keyed: Array<{ service: string; method: string; headers: Record<string, string | string[] | undefined>; query: string; body: string }>;
   close(): Promise<void>;
 }
 
@@ -48,6 +52,13 @@ const BEHAVIOURS: Record<string, (response: ServerResponse) => void> = {
     }),
 };
 
+/** Each keyed service's answer, in its own shape, with the first result of SEARXNG_RESULTS. */
+const KEYED: Record<string, unknown> = {
+  brave: { web: { results: [{ url: SEARXNG_RESULTS[0]!.url, title: SEARXNG_RESULTS[0]!.title, description: "brave snippet" }] } },
+  tavily: { results: [{ url: SEARXNG_RESULTS[0]!.url, title: SEARXNG_RESULTS[0]!.title, content: "tavily snippet" }] },
+  exa: { results: [{ url: SEARXNG_RESULTS[0]!.url, title: SEARXNG_RESULTS[0]!.title, text: "exa snippet" }] },
+};
+
 function json(response: ServerResponse, body: unknown): void {
   response.writeHead(200, { "content-type": "application/json" });
   response.end(JSON.stringify(body));
@@ -55,10 +66,20 @@ function json(response: ServerResponse, body: unknown): void {
 
 export async function startFakeSearxng(): Promise<FakeSearxng> {
   const queries: FakeSearxng["queries"] = [];
+  const keyed: FakeSearxng["keyed"] = [];
   const server = createServer((request, response) => {
     response.on("error", () => undefined);
     const url = new URL(request.url ?? "/", "http://fake");
     const [, base, last] = url.pathname.split("/");
+    if (base === "keyed" && last && KEYED[last]) {
+      const parts: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => parts.push(chunk));
+      request.on("end", () => {
+        keyed.push({ service: last, method: request.method ?? "", headers: request.headers, query: url.searchParams.get("q") ?? "", body: Buffer.concat(parts).toString("utf8") });
+        json(response, KEYED[last]);
+      });
+      return;
+    }
     const behaviour = BEHAVIOURS[base ?? ""];
     if (!behaviour || last !== "search" || url.searchParams.get("format") !== "json") {
       response.writeHead(404);
@@ -72,6 +93,7 @@ export async function startFakeSearxng(): Promise<FakeSearxng> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     queries,
+    keyed,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -73,6 +73,7 @@ export interface SearchSummary {
 
 /** Shown results are bounded: a provider may return many, and the user needs the first few to follow the answer. */
 const MAX_SHOWN_RESULTS = 20;
+const MAX_SHOWN_CHARS = 500;
 
 /** Reads Anthropic's result list (`[{url, title, …}]`) or OpenAI's `{action: {query}, sources}`; anything else yields what it can. */
 export function summariseSearch(input: unknown, output: unknown): SearchSummary {
@@ -85,7 +86,8 @@ export function summariseSearch(input: unknown, output: unknown): SearchSummary 
       const url = field(item, "url");
       if (typeof url !== "string" || !url) continue;
       const title = field(item, "title");
-      summary.results.push({ url, ...(typeof title === "string" && title ? { title } : {}) });
+      // Shown, never sent back: a provider's long title or link is cut for the editor only.
+      summary.results.push({ url: url.slice(0, MAX_SHOWN_CHARS), ...(typeof title === "string" && title ? { title: title.slice(0, MAX_SHOWN_CHARS) } : {}) });
       if (summary.results.length >= MAX_SHOWN_RESULTS) break;
     }
   }

@@ -35,7 +35,7 @@ export interface ScriptedTurn {
    * blocks (`error`: a `web_search_tool_result_error` with that code), OpenAI Responses `web_search_call` items.
    */
   searches?: ScriptedSearch[];
-  /** Anthropic: the connection is cut right after the first search's call block, before its result. */
+  /** Anthropic: the reply ends right after the first search's call block, before its result and the message's end. */
   cutAfterSearchCall?: boolean;
   /** Sources the text cites (Anthropic `citations_delta`, OpenAI `url_citation` annotations). */
   citations?: Array<{ url: string; title: string }>;
@@ -94,7 +94,7 @@ const ROUTES: Record<string, Api> = {
   "/v1/responses": "responses",
 };
 const NO_TURN = "fake model server: no scripted turn left";
-/** A frame that is never written: the connection is destroyed where it stands. */
+/** A frame that is never written: the reply ends where it stands. */
 const CUT: Frame = { data: "cut" };
 
 /** Starts a server on 127.0.0.1 with an ephemeral port. */
@@ -413,8 +413,8 @@ async function streamFrames(res: ServerResponse, frames: Frame[], delayMs: numbe
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (closed || res.destroyed) return false;
     if (frame === CUT) {
-      // What was written still arrives; the reply then ends without its last chunk.
-      res.socket?.end();
+      // The reply ends there, whole as HTTP but without the rest of the message: every runtime reads all that was written.
+      await new Promise<void>((resolve) => res.end(resolve));
       return false;
     }
     const data = typeof frame.data === "string" ? frame.data : JSON.stringify(frame.data);

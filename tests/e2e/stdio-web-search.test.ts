@@ -49,8 +49,9 @@ function agentEnv(provider: Provider, sandbox: Sandbox, server: FakeModelServer)
   return { ACP_EDGE_HOME: sandbox.home, ...keys };
 }
 
-async function start(runtime: RuntimeName, provider: Provider, turns: ScriptedTurn[], settings: object = {}): Promise<Running> {
+async function start(runtime: RuntimeName, provider: Provider, turns: ScriptedTurn[], settings: object = {}, projectSettings?: object): Promise<Running> {
   const sandbox = makeSandbox();
+  if (projectSettings) sandbox.write("project/.acp-edge/settings.json", JSON.stringify(projectSettings));
   const server = await startFakeModelServer(turns);
   writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ maxRetries: 0, ...settings }));
   const proc = spawnAgent(runtime, agentArgs(provider), { cwd: sandbox.project, env: agentEnv(provider, sandbox, server) });
@@ -214,16 +215,20 @@ for (const runtime of RUNTIMES) {
       expect(((await r.server.request(3)).body.tools as Array<{ type: string }>).some((t) => t.type === "web_search")).toBe(false);
     }, 60_000);
 
-    test("webSearch: false, or a deny rule for web_search, offers no search tool; other settings keep it", async () => {
-      // Each case: settings, and the `max_uses` of the search tools the request offers.
-      const cases: Array<[object, number[]]> = [
-        [{ webSearch: false }, []],
-        [{ permissionRules: [{ action: "deny", tools: ["web_search"] }] }, []],
-        [{ webSearch: { maxUses: 2 } }, [2]],
-        [{ permissionRules: [{ action: "deny", tools: ["bash"] }] }, [5]],
+    test("webSearch: false (the user's, or a project's), or a deny rule for web_search, offers no search tool; other settings keep it", async () => {
+      // Each case: user settings, project settings, and the `max_uses` of the search tools the request offers.
+      const cases: Array<[object, object | undefined, number[]]> = [
+        [{ webSearch: false }, undefined, []],
+        [{ permissionRules: [{ action: "deny", tools: ["web_search"] }] }, undefined, []],
+        [{ webSearch: { maxUses: 2 } }, undefined, [2]],
+        [{ permissionRules: [{ action: "deny", tools: ["bash"] }] }, undefined, [5]],
+        // A project may turn search off, and nothing else about it.
+        [{}, { webSearch: false }, []],
+        [{ webSearch: false }, { webSearch: { maxUses: 3 } }, []],
+        [{}, { webSearch: { maxUses: 3 } }, [5]],
       ];
-      for (const [settings, offered] of cases) {
-        const r = await start(runtime, "anthropic", [{ text: "no search" }], settings);
+      for (const [settings, project, offered] of cases) {
+        const r = await start(runtime, "anthropic", [{ text: "no search" }], settings, project);
         await r.prompt("hello");
         const tools = (await r.server.request(1)).body.tools as Array<{ name: string; type?: string; max_uses?: number }>;
         expect(tools.filter((t) => t.name === "web_search").map((t) => t.max_uses)).toEqual(offered);

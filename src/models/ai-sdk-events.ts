@@ -43,7 +43,6 @@ export function contentEvent(part: StreamPart): ModelEvent | undefined {
     case "tool-result": {
       // Only provider-executed tools report results in the stream; the engine runs every other tool itself.
       const providerData = dataOf(part.providerMetadata);
-      if (part.preliminary) return undefined;
       return {
         type: "server_tool_result",
         id: part.toolCallId,
@@ -109,10 +108,7 @@ export function toUsage(usage: V3Usage | undefined, searches = 0): Usage {
 
 /** Anthropic's `server_tool_use.web_search_requests` in the raw usage, when present. */
 function reportedSearches(raw: unknown): number | undefined {
-  if (!raw || typeof raw !== "object") return undefined;
-  const serverTools = (raw as { server_tool_use?: unknown }).server_tool_use;
-  if (!serverTools || typeof serverTools !== "object") return undefined;
-  const requests = (serverTools as { web_search_requests?: unknown }).web_search_requests;
+  const requests = (raw as { server_tool_use?: { web_search_requests?: unknown } } | undefined)?.server_tool_use?.web_search_requests;
   return typeof requests === "number" ? count(Math.floor(requests)) : undefined;
 }
 

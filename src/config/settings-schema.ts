@@ -100,6 +100,43 @@ const PermissionRuleSchema = v.object({
   tools: v.optional(v.pipe(v.array(v.string()), v.minLength(1))),
 });
 
+export const SEARCH_SERVICES = ["searxng", "brave", "tavily", "exa"] as const;
+export type SearchService = (typeof SEARCH_SERVICES)[number];
+
+/**
+ * `webSearch`: `false` turns searching off; otherwise the provider's own search is on where the model has one,
+ * and `service` names the search service models without one use (user settings only, see docs/web-search.md).
+ */
+export type WebSearchSettings =
+  | boolean
+  | {
+      service?: SearchService;
+      /** The service's address: SearXNG's base URL (required for it); the keyed services have a default. */
+      url?: string;
+      /** The environment variable holding the service's key (Brave, Tavily, Exa). */
+      apiKeyEnv?: string;
+      /** Searches the provider may run in one model request (Anthropic's `max_uses`; default 5). */
+      maxUses?: number;
+      /** Results one service search returns at most (default 8). */
+      maxResults?: number;
+      /** How long one service search may take (default 20). */
+      timeoutSeconds?: number;
+    };
+
+// A URL the service tool cannot use (another scheme, credentials in it) is refused when a search runs.
+const UpTo20 = v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20)));
+const WebSearchSchema = v.union([
+  v.boolean(),
+  v.object({
+    service: v.optional(v.picklist(SEARCH_SERVICES)),
+    url: v.optional(v.pipe(v.string(), v.url())),
+    apiKeyEnv: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_]\w*$/, "must be an environment variable name"))),
+    maxUses: UpTo20,
+    maxResults: UpTo20,
+    timeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(120))),
+  }),
+]);
+
 /** `settings.json`, user or project; every field is optional. */
 export interface Settings {
   defaultModel?: string;
@@ -143,6 +180,8 @@ export interface Settings {
   sandbox?: SandboxSettings;
   /** The model catalogue's daily refresh from models.dev (user settings only): `refresh: true` turns it on; `url` names a mirror. */
   catalog?: { refresh?: boolean; url?: string };
+  /** Web search: the provider's own, or a service (user settings only; a project may only turn it off). */
+  webSearch?: WebSearchSettings;
 }
 
 const AbsolutePath = v.pipe(v.string(), v.check((text) => text.startsWith("/") || text.startsWith("~/"), "must be an absolute path or start with ~/"));
@@ -196,6 +235,7 @@ export const SettingsSchema: v.GenericSchema<unknown, Settings> = v.object({
       url: v.optional(v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//, "must be an http or https URL"))),
     }),
   ),
+  webSearch: v.optional(WebSearchSchema),
   sandbox: v.optional(
     v.union([
       v.picklist(SANDBOX_MODES),

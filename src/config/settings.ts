@@ -96,6 +96,8 @@ export function mergeProjectSettings(user: Settings, project: Settings, source: 
   if (project.catalog) ignored.push("catalog");
   // What confines the project's own commands cannot be the project's to loosen.
   if (project.sandbox !== undefined) ignored.push("sandbox");
+  // Search sends what the model writes to a third party on the user's account: a project may only turn it off.
+  if (project.webSearch !== undefined && project.webSearch !== false) ignored.push("webSearch (a project may only set it to false)");
   const allowRules = (project.permissionRules ?? []).filter((rule) => rule.action === "allow");
   if (allowRules.length > 0) ignored.push(`${allowRules.length} allow rule(s)`);
   const userMode = user.approvalMode ?? "ask";
@@ -112,6 +114,7 @@ export function mergeProjectSettings(user: Settings, project: Settings, source: 
     merged.maxTurnRequests = Math.min(project.maxTurnRequests, user.maxTurnRequests ?? project.maxTurnRequests);
   }
   if (project.approvalMode) merged.approvalMode = stricterMode(user.approvalMode ?? "ask", project.approvalMode);
+  if (project.webSearch === false) merged.webSearch = false;
   if (tightening.length > 0) merged.permissionRules = [...(user.permissionRules ?? []), ...tightening];
   return merged;
 }

@@ -47,9 +47,11 @@ export function estimateTokens(value: unknown): number {
 
 function messageTokens(message: ModelMessage): number {
   let tokens = 4;
-  for (const part of message.content as Array<{ type: string; text?: string; input?: unknown }>) {
+  for (const part of message.content as Array<{ type: string; text?: string; input?: unknown; output?: unknown }>) {
     if (part.type === "image") tokens += 1200;
     else if (part.type === "tool_call") tokens += Math.ceil(JSON.stringify(part.input ?? {}).length / 4) + 10;
+    // The provider reads a search's results (encrypted for it) as pages of text: their JSON length is a floor.
+    else if (part.type === "server_tool") tokens += Math.ceil(JSON.stringify([part.input ?? {}, part.output ?? null]).length / 4) + 10;
     else tokens += Math.ceil((part.text ?? "").length / 4);
   }
   return tokens;
@@ -96,6 +98,7 @@ function transcript(messages: readonly ModelMessage[]): string {
       for (const p of m.content) {
         if (p.type === "text") lines.push(`ASSISTANT: ${p.text}`);
         else if (p.type === "tool_call") lines.push(`ASSISTANT CALLED ${p.name}: ${JSON.stringify(p.input)}`);
+        else if (p.type === "server_tool") lines.push(`ASSISTANT SEARCHED THE WEB: ${JSON.stringify(p.input)}`);
       }
     } else {
       const text = m.content.map((p) => (p.type === "text" ? p.text : "[image]")).join("\n");

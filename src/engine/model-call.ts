@@ -4,8 +4,9 @@
  * one part; provider data for a block is merged as it comes.
  * @module
  */
-import type { AssistantMessage, FinishCause, ModelClient, ModelRequest, ThinkingPart, ToolCallPart, Usage } from "../models/types.ts";
+import type { AssistantMessage, FinishCause, ModelClient, ModelRequest, ServerToolPart, ThinkingPart, ToolCallPart, Usage } from "../models/types.ts";
 import type { EventSink } from "./events.ts";
+import type { ServerToolView } from "./server-tool-view.ts";
 import { newMessageId } from "./ids.ts";
 import { StreamRedactor } from "../runtime/secrets.ts";
 
@@ -47,6 +48,11 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
     if (thought && thoughtId) await emit({ type: "thinking_delta", messageId: thoughtId, text: thought });
   };
 
+  // The provider's own tools (its search) are shown as tool calls of their own while the answer streams;
+  // loaded with the first such call, so an answer without one loads nothing for them.
+  let view: ServerToolView | undefined;
+  const serverTools = async () => (view ??= new (await import("./server-tool-view.ts")).ServerToolView(emit));
+
   try {
     for await (const event of model.stream(request)) {
       switch (event.type) {
@@ -77,6 +83,27 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
           toolCalls.push(call);
           break;
         }
+        case "server_tool_call": {
+          const call: ServerToolPart = { type: "server_tool", id: event.id, name: event.name, input: event.input };
+          if (event.providerData) call.providerData = event.providerData;
+          blocks.set(`server:${event.id}`, call);
+          message.content.push(call);
+          await (await serverTools()).started(call);
+          break;
+        }
+        case "server_tool_result": {
+          const call = blocks.get(`server:${event.id}`) as ServerToolPart | undefined;
+          // A result for no call the stream announced has nothing to go back with: the provider would refuse it.
+          if (!call) break;
+          call.output = event.output;
+          if (event.isError) call.isError = true;
+          if (event.providerData) call.providerData = mergeProviderData(call.providerData, event.providerData);
+          await (await serverTools()).finished(call);
+          break;
+        }
+        case "citation":
+          (message.citations ??= []).push(event.citation);
+          break;
         case "finish":
           cause = event.cause;
           usage = event.usage;
@@ -86,9 +113,13 @@ export async function callModel(model: ModelClient, request: ModelRequest, emit:
   } catch (error) {
     // The stream already failed; a failing editor must not replace that error.
     await flushShown().catch(() => undefined);
+    await view?.abandon().catch(() => undefined);
     return { message: withoutEmptyParts(message), toolCalls, cause, ...(usage ? { usage } : {}), error };
   }
   await flushShown();
+  // The answer's sources follow it, as they do in a replay (the model never sees this list: it is not in the message text).
+  const sources = message.citations ? (await import("../models/citations.ts")).sourcesText(message.citations) : "";
+  if (sources) await emit({ type: "text_delta", messageId: (textId ??= newMessageId()), text: sources });
   return { message: withoutEmptyParts(message), toolCalls, cause, ...(usage ? { usage } : {}) };
 }
 

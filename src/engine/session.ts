@@ -33,6 +33,8 @@ export interface AgentSessionInit {
   steps?: readonly CallStep[];
   /** Asked before a turn ends and before a compaction. */
   hooks?: TurnHooks;
+  /** The provider's own web search, where the model has one; off when undefined. */
+  webSearch?: { maxUses: number };
 }
 
 /** Thrown by `prompt` while another turn of the same session runs. */
@@ -72,6 +74,7 @@ export class AgentSession {
   systemPrompt: string;
   maxTurnRequests: number;
   compaction?: CompactionBudget;
+  webSearch?: { maxUses: number };
   readonly totals: SessionTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, requests: 0, cost: 0 };
   /** Tokens in context after the last model call (0 before the first). */
   contextUsed = 0;
@@ -92,6 +95,7 @@ export class AgentSession {
     this.maxTurnRequests = init.maxTurnRequests;
     this.history = init.history ?? [];
     if (init.compaction) this.compaction = init.compaction;
+    if (init.webSearch) this.webSearch = init.webSearch;
     this.#steps = init.steps ?? [];
     this.#hooks = init.hooks;
   }
@@ -142,6 +146,7 @@ export class AgentSession {
       ...(this.compaction ? { compaction: this.compaction } : {}),
       steering: this.#steering,
       cacheKey: this.id,
+      ...(this.webSearch ? { webSearch: this.webSearch } : {}),
       backgroundCommands: this.backgroundCommands,
       steps: this.#steps,
       ...(this.#hooks ? { hooks: this.#hooks } : {}),

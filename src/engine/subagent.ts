@@ -43,6 +43,7 @@ export function subagentHost(parent: TurnContext, parentToolCallId: string, reco
           recordUsage,
           // Same provider cache key as the parent's requests; its commands are the session's.
           ...(parent.cacheKey ? { cacheKey: parent.cacheKey } : {}),
+          ...(parent.webSearch ? { webSearch: parent.webSearch } : {}),
           ...(parent.backgroundCommands ? { backgroundCommands: parent.backgroundCommands } : {}),
           ...(parent.steps ? { steps: parent.steps } : {}),
           // The session's hooks see its calls too; its end is a subagent's stop.

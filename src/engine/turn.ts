@@ -19,6 +19,7 @@ import type { RequestBudget } from "./request-budget.ts";
 import type { SteeringInbox } from "./steering-inbox.ts";
 import { executeCall, prepareCall, type PreparedCall, type ToolAuthorizer } from "./tool-call.ts";
 import { toolSpec } from "./tool-specs.ts";
+import { PROVIDER_SEARCH_TOOL } from "../models/provider-search.ts";
 
 export interface TurnContext {
   model: ModelClient;
@@ -41,6 +42,8 @@ export interface TurnContext {
   steering?: SteeringInbox;
   /** Keeps the conversation's requests on one provider cache (the session id). */
   cacheKey?: string;
+  /** The provider's own web search, offered when the model has one (it then replaces a search service's `web_search` tool). */
+  webSearch?: { maxUses: number };
   /** The session's background commands. */
   backgroundCommands?: BackgroundCommandsView;
   /** Concerns acting around each tool call (see call-steps.ts). */
@@ -71,7 +74,9 @@ export async function runTurn(context: TurnContext, prompt: UserMessage, promptI
     throw error;
   }
 
-  const tools = context.tools.map(toolSpec);
+  // A model that searches by itself needs no search service: the provider's search replaces the tool of that name.
+  const providerSearch = context.webSearch && context.model.providerSearch ? context.webSearch : undefined;
+  const tools = (providerSearch ? context.tools.filter((tool) => tool.name !== PROVIDER_SEARCH_TOOL) : context.tools).map(toolSpec);
   // The system prompt's and the tools' share of every request of the turn: the same each step, so measured once.
   const fixedTokens = estimateTokens(context.system) + estimateTokens(tools);
   let stopHeld = false;
@@ -85,7 +90,15 @@ export async function runTurn(context: TurnContext, prompt: UserMessage, promptI
     if (!context.requests.take()) return "max_turn_requests";
     const result = await callModel(
       context.model,
-      { system: context.system, messages: history, tools, thinking: context.thinking, signal, ...(context.cacheKey ? { cacheKey: context.cacheKey } : {}) },
+      {
+        system: context.system,
+        messages: history,
+        tools,
+        thinking: context.thinking,
+        signal,
+        ...(context.cacheKey ? { cacheKey: context.cacheKey } : {}),
+        ...(providerSearch ? { webSearch: providerSearch } : {}),
+      },
       emit,
     );
     if (result.usage) await emit({ type: "usage", ...context.recordUsage(result.usage) });
@@ -104,6 +117,11 @@ export async function runTurn(context: TurnContext, prompt: UserMessage, promptI
 
     if (result.cause === "length") return await closeUnrun(result.toolCalls, append, "max_tokens");
     if (result.cause === "refusal") return await closeUnrun(result.toolCalls, append, "refusal");
+    // The provider paused its own searches: the next request carries the reply back and it goes on, within the turn's budget.
+    if (result.cause === "pause" && result.toolCalls.length === 0) {
+      if (context.requests.left <= 0) return "max_turn_requests";
+      continue;
+    }
     if (result.toolCalls.length === 0) {
       // A message steered in while the model gave its last reply still gets an answer in this turn.
       if (!context.steering?.size) {

@@ -28,8 +28,10 @@ export function contentEvent(part: StreamPart): ModelEvent | undefined {
       return providerData ? { type: "thinking", block: part.id, text: "", providerData } : undefined;
     }
     case "tool-call": {
-      if (part.providerExecuted) return undefined;
       const providerData = dataOf(part.providerMetadata);
+      if (part.providerExecuted) {
+        return { type: "server_tool_call", id: part.toolCallId, name: part.toolName, input: toolInput(part), ...(providerData ? { providerData } : {}) };
+      }
       return {
         type: "tool_call",
         id: part.toolCallId,
@@ -38,6 +40,21 @@ export function contentEvent(part: StreamPart): ModelEvent | undefined {
         ...(providerData ? { providerData } : {}),
       };
     }
+    case "tool-result": {
+      // Only provider-executed tools report results in the stream; the engine runs every other tool itself.
+      const providerData = dataOf(part.providerMetadata);
+      return {
+        type: "server_tool_result",
+        id: part.toolCallId,
+        name: part.toolName,
+        output: part.result,
+        isError: part.isError === true,
+        ...(providerData ? { providerData } : {}),
+      };
+    }
+    case "source":
+      if (part.sourceType !== "url") return undefined;
+      return { type: "citation", citation: { url: part.url, ...(part.title ? { title: part.title } : {}) } };
     default:
       return undefined;
   }
@@ -61,6 +78,7 @@ function toolInput(part: ToolCall): unknown {
 /** Our finish cause for the unified reason plus the provider's raw one. */
 export function finishCause(reason: V3FinishReason): FinishCause {
   if (reason.raw === "refusal") return "refusal";
+  if (reason.raw === "pause_turn") return "pause";
   switch (reason.unified) {
     case "stop":
       return "stop";
@@ -75,13 +93,23 @@ export function finishCause(reason: V3FinishReason): FinishCause {
   }
 }
 
-/** Token counts with cached input split out; unknown counts are 0. */
-export function toUsage(usage: V3Usage | undefined): Usage {
+/**
+ * Token counts with cached input split out; unknown counts are 0. `searches`: the provider's own searches
+ * counted from the stream, for providers whose usage does not report them (Anthropic's does, and wins).
+ */
+export function toUsage(usage: V3Usage | undefined, searches = 0): Usage {
   const input = usage?.inputTokens;
   const cacheRead = count(input?.cacheRead);
   const cacheWrite = count(input?.cacheWrite);
   const noCache = input?.noCache !== undefined ? count(input.noCache) : Math.max(0, count(input?.total) - cacheRead - cacheWrite);
-  return { input: noCache, output: count(usage?.outputTokens?.total), cacheRead, cacheWrite };
+  const webSearches = reportedSearches(usage?.raw) ?? searches;
+  return { input: noCache, output: count(usage?.outputTokens?.total), cacheRead, cacheWrite, ...(webSearches > 0 ? { webSearches } : {}) };
+}
+
+/** Anthropic's `server_tool_use.web_search_requests` in the raw usage, when present. */
+function reportedSearches(raw: unknown): number | undefined {
+  const requests = (raw as { server_tool_use?: { web_search_requests?: unknown } } | undefined)?.server_tool_use?.web_search_requests;
+  return typeof requests === "number" ? count(Math.floor(requests)) : undefined;
 }
 
 function count(value: number | undefined): number {

@@ -12,6 +12,7 @@ import type {
   ProviderApi,
   ProviderData,
   ProviderEndpoint,
+  ServerToolPart,
   TextPart,
   ToolResultMessage,
 } from "./types.ts";
@@ -99,9 +100,28 @@ function assistantContent(message: AssistantMessage, endpoint: ProviderEndpoint)
           ...(same ? options(part.providerData) : {}),
         });
         break;
+      case "server_tool":
+        // The provider's own search is only meaningful to it (and its results are encrypted for it): another provider gets the answer's text alone.
+        if (!same) break;
+        content.push(...serverToolParts(part));
+        break;
     }
   }
   return content;
+}
+
+/**
+ * A provider-executed call and its result, as the provider package turns them back into its blocks
+ * (Anthropic's `server_tool_use` + `web_search_tool_result`, OpenAI's `web_search_call`): the output travels unchanged.
+ * A call without a result (a stream cut short) is not sent: the provider refuses a call with no result.
+ */
+function serverToolParts(part: ServerToolPart): AssistantContent {
+  if (part.output === undefined) return [];
+  const output = (part.isError ? { type: "error-json", value: part.output } : { type: "json", value: part.output }) as ToolResultPart["output"];
+  return [
+    { type: "tool-call", toolCallId: part.id, toolName: part.name, input: part.input, providerExecuted: true, ...options(part.providerData) },
+    { type: "tool-result", toolCallId: part.id, toolName: part.name, output, ...options(part.providerData) },
+  ];
 }
 
 function options(data: ProviderData | undefined): { providerOptions?: PartOptions } {

@@ -16,6 +16,7 @@ import { nextTask, REHEARSAL_BASE_URL, rehearsalFetch } from "./ai-sdk-rehearsal
 import { sharedModel } from "./ai-sdk-model-cache.ts";
 import { withRetries } from "./ai-sdk-retry.ts";
 import { openaiCacheOptions, withCacheBreakpoints } from "./prompt-cache.ts";
+import { hasProviderSearch, providerSearchTool } from "./provider-search.ts";
 import type { CallOptions, FunctionTool, LanguageModel, StreamPart } from "./ai-sdk-v3.ts";
 import { thinkingSettings } from "./thinking-options.ts";
 import {
@@ -78,6 +79,7 @@ export function createAiSdkModel(info: ModelInfo, endpoint: ProviderEndpoint): M
   };
   return {
     info,
+    providerSearch: hasProviderSearch(endpoint.api),
     stream: (request) => {
       streamed = true;
       rehearsalStop.abort(new Error("a real request started"));
@@ -152,7 +154,11 @@ async function* streamRequest(
     const model = await untilAborted(getModel(), signal);
     const settings = thinkingSettings(info, endpoint.api, request.thinking);
     // Every model request of the project passes here, so caching applies to turns, compaction and anything else alike.
-    const { prompt, tools } = withCacheBreakpoints(toPrompt(request.system, request.messages, endpoint), functionTools(request.tools), endpoint, request.once);
+    const cached = withCacheBreakpoints(toPrompt(request.system, request.messages, endpoint), functionTools(request.tools), endpoint, request.once);
+    const { prompt } = cached;
+    // The provider's search goes after the cached function tools: the same every request, so the prefix stays byte-stable.
+    const search = providerSearchTool(endpoint.api, request.webSearch, info.reasoning && request.thinking === "minimal");
+    const tools: CallOptions["tools"] = search ? [...(cached.tools ?? []), search] : cached.tools;
     const options: CallOptions = {
       prompt,
       maxOutputTokens: settings.maxOutputTokens,
@@ -164,11 +170,14 @@ async function* streamRequest(
     reader = stream.getReader();
     if (signal.aborted) throw abortReason(signal);
     let finish: { cause: FinishCause; usage: Usage } | undefined;
+    // Searches the provider ran, for providers whose usage does not count them.
+    let searches = 0;
     for (;;) {
       const { done, value: part } = await reader.read();
       if (done) break;
       const event = contentEvent(part);
       if (event) {
+        if (event.type === "server_tool_result" && !event.isError) searches += 1;
         yield event;
         continue;
       }
@@ -177,7 +186,7 @@ async function* streamRequest(
           for (const warning of part.warnings) log.debug(`${endpoint.provider}: provider warning`, warning);
           break;
         case "finish":
-          finish = { cause: finishCause(part.finishReason), usage: toUsage(part.usage) };
+          finish = { cause: finishCause(part.finishReason), usage: toUsage(part.usage, searches) };
           break;
         case "error":
           throw part.error;

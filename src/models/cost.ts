@@ -13,7 +13,9 @@ export function callCost(info: ModelInfo, usage: Usage): number | undefined {
     usage.input * price.input * perToken +
     usage.output * price.output * perToken +
     usage.cacheRead * (price.cacheRead ?? price.input) * perToken +
-    usage.cacheWrite * (price.cacheWrite ?? price.input) * perToken
+    usage.cacheWrite * (price.cacheWrite ?? price.input) * perToken +
+    // The provider's own searches are billed per search, on top of the tokens their results add.
+    (usage.webSearches ?? 0) * (price.webSearch ?? 0)
   );
 }
 

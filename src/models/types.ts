@@ -39,6 +39,29 @@ export interface ToolCallPart {
   providerData?: ProviderData;
 }
 
+/**
+ * A tool the provider ran inside its own answer (its web search): the call, and once it came back, its output.
+ * Both go back to the same provider unchanged on later requests (Anthropic's results carry `encrypted_content`
+ * the model reads them through); other providers never see them.
+ */
+export interface ServerToolPart {
+  type: "server_tool";
+  id: string;
+  /** The provider's tool name (`web_search`). */
+  name: string;
+  input: unknown;
+  /** The provider's output as it arrived (JSON); absent while (or when) the call has no result. */
+  output?: unknown;
+  isError?: boolean;
+  providerData?: ProviderData;
+}
+
+/** A source the answer cites (a search result the provider linked to its text). */
+export interface Citation {
+  url: string;
+  title?: string;
+}
+
 export interface UserMessage {
   role: "user";
   content: Array<TextPart | ImagePart>;
@@ -46,7 +69,9 @@ export interface UserMessage {
 
 export interface AssistantMessage {
   role: "assistant";
-  content: Array<TextPart | ThinkingPart | ToolCallPart>;
+  content: Array<TextPart | ThinkingPart | ToolCallPart | ServerToolPart>;
+  /** Sources the answer cites, in the order the provider gave them (shown with the answer; never sent back). */
+  citations?: Citation[];
   /** `provider/id` of the model that wrote it; provider data is only sent back to the same provider. */
   model?: string;
 }
@@ -85,10 +110,18 @@ export interface ModelRequest {
    * prompt are cached, since writing the messages would cost more and never be read.
    */
   once?: boolean;
+  /**
+   * Offers the provider's own web search (Anthropic's server tool, OpenAI's `web_search`) where the API has one,
+   * bounded to `maxUses` searches per request where the provider takes a bound. Other APIs ignore it.
+   */
+  webSearch?: { maxUses: number };
 }
 
-/** Why a model call ended. */
-export type FinishCause = "stop" | "length" | "tool_calls" | "refusal" | "other";
+/**
+ * Why a model call ended. `pause`: the provider paused a long turn of its own tools (Anthropic's `pause_turn`);
+ * sending the reply back as it is lets it go on.
+ */
+export type FinishCause = "stop" | "length" | "tool_calls" | "refusal" | "pause" | "other";
 
 export interface Usage {
   /** Input tokens not served from a cache. */
@@ -96,6 +129,8 @@ export interface Usage {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /** Searches the provider ran and bills per search (Anthropic's `server_tool_use.web_search_requests`, OpenAI's search calls). */
+  webSearches?: number;
 }
 
 /**
@@ -108,6 +143,10 @@ export type ModelEvent =
   | { type: "text"; block: string; text: string }
   | { type: "thinking"; block: string; text: string; providerData?: ProviderData }
   | { type: "tool_call"; id: string; name: string; input: unknown; providerData?: ProviderData }
+  /** The provider started one of its own tools (`server_tool`): nothing for the engine to run. */
+  | { type: "server_tool_call"; id: string; name: string; input: unknown; providerData?: ProviderData }
+  | { type: "server_tool_result"; id: string; name: string; output: unknown; isError: boolean; providerData?: ProviderData }
+  | { type: "citation"; citation: Citation }
   | { type: "finish"; cause: FinishCause; usage: Usage };
 
 /** Static facts about a model, from the catalog or settings. */
@@ -120,12 +159,15 @@ export interface ModelInfo {
   reasoning: boolean;
   input: Array<"text" | "image">;
   /** USD per million tokens, when known. */
-  price?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+  /** `webSearch`: USD per search the provider runs itself. */
+  price?: { input: number; output: number; cacheRead?: number; cacheWrite?: number; webSearch?: number };
 }
 
 /** One model, ready to be called. */
 export interface ModelClient {
   readonly info: ModelInfo;
+  /** The provider runs a web search of its own when a request asks for it (`ModelRequest.webSearch`). */
+  readonly providerSearch?: boolean;
   stream(request: ModelRequest): AsyncIterable<ModelEvent>;
   /**
    * Loads what the first `stream` would load (SDK, provider module, model

@@ -12,15 +12,26 @@ import type { LiveSession } from "./live-session.ts";
 import { listedSkills } from "./session-system-prompt.ts";
 import { loadSkill } from "./setup/skill-loading.ts";
 
+
 const skillTools = new WeakMap<LiveSession, ToolDefinition>();
+const searchTools = new WeakMap<LiveSession, ToolDefinition>();
+
+/** Offers `tool` (the search service's `web_search`) among the built-ins of `live`; set once, as the session opens. */
+export function offerSearchService(live: LiveSession, tool: ToolDefinition): void {
+  searchTools.set(live, tool);
+  builtinsOf.delete(live);
+}
 const builtinsOf = new WeakMap<LiveSession, ToolDefinition[]>();
 
-/** The built-ins of `live`: its `fetch` reaches the hosts the user's settings allow, within their time bound. */
+/** The built-ins of `live`: its `fetch` reaches the hosts the user's settings allow, within their time bound; `web_search` on the user's service. */
 function builtinToolsOf(live: LiveSession): ToolDefinition[] {
   let tools = builtinsOf.get(live);
   if (!tools) {
     const fetch = live.settings.fetch;
     tools = createBuiltinTools({ allowHosts: fetch?.allowHosts ?? [], ...(fetch?.timeoutSeconds !== undefined ? { timeoutMs: fetch.timeoutSeconds * 1000 } : {}) });
+    // The search service's tool, when the user named one (a model whose provider searches by itself is not offered it).
+    const search = searchTools.get(live);
+    if (search) tools = [...tools, search];
     builtinsOf.set(live, tools);
   }
   return tools;

@@ -16,18 +16,13 @@ import { agentText, connectClient, initialize, acp, type TestClient } from "../h
 import { makeSandbox, RUNTIMES, spawnAgent, type AgentProcess, type RuntimeName, type Sandbox } from "../helpers/agent-process.ts";
 import { billedInput, requestBlocks } from "../helpers/anthropic-cache-sim.ts";
 import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from "../helpers/fake-model-server.ts";
+import type { FakeProviderRun } from "../helpers/fake-provider.ts";
 
 const methods = acp.methods;
 /** claude-sonnet-4-5's prices, USD per million tokens. */
 const PRICE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 
-interface Running {
-  sandbox: Sandbox;
-  server: FakeModelServer;
-  proc: AgentProcess;
-  client: TestClient;
-  sessionId: string;
-}
+type Running = FakeProviderRun;
 const running: Running[] = [];
 
 afterEach(async () => {

@@ -63,7 +63,7 @@ const SESSION_AND_FIRST_PROMPT: AllowList = {
   "src/acp/updates/": ["prepared-update", "projection", "session-announce", "session-client", "session-replay", "turn-usage"],
   "src/config/": ["user-folders"],
   "src/engine/": ["call-steps", "compaction", "context-files", "ids", "model-call", "request-budget", "session", "steering-inbox", "subagent", "system-prompt", "tool-call", "tool-specs", "turn"],
-  "src/models/": ["ai-sdk-errors", "ai-sdk-events", "ai-sdk-messages", "ai-sdk-model-cache", "ai-sdk-rehearsal", "ai-sdk-retry", "ai-sdk", "cost", "network-failure", "thinking-options"],
+  "src/models/": ["ai-sdk-errors", "ai-sdk-events", "ai-sdk-messages", "ai-sdk-model-cache", "ai-sdk-rehearsal", "ai-sdk-retry", "ai-sdk", "cost", "network-failure", "provider-search", "thinking-options"],
   // The catalogue of the session's provider only, not of the others.
   "src/models/catalog-data/": ["anthropic", "row", "snapshot"],
   "src/permissions/": ["command-confinement", "command-line", "command-match", "fetch-policy", "grants", "policy", "rules", "shell-lexer", "walk-filter"],
@@ -74,7 +74,7 @@ const SESSION_AND_FIRST_PROMPT: AllowList = {
   "src/runtime/process/": ["agent-watchdog", "child-lifecycle", "merged-output", "process-tree", "spawn-shell"],
   "src/sessions/": [
     "live-session", "live-title", "sandbox-status", "session-broadcast", "session-context", "session-emitter", "session-mcp", "session-notices",
-    "session-sandbox", "session-settings", "session-status", "session-system-prompt", "session-tools",
+    "session-sandbox", "session-settings", "session-status", "session-system-prompt", "session-tools", "session-web-search",
   ],
   "src/sessions/commands/": ["builtin-commands", "command-invocation", "slash-arguments", "slash-commands"],
   "src/sessions/checkpoints/": ["command-checkpoints"],

@@ -21,7 +21,7 @@ export interface ScriptedTurn {
   toolCalls?: Array<{ id?: string; name: string; input: unknown; rawInput?: string }>;
   usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
   /** Default: "tool_use"/"tool_calls" when there are tool calls, else "end". */
-  stop?: "end" | "max_tokens" | "refusal";
+  stop?: "end" | "max_tokens" | "refusal" | "pause_turn";
   /** Characters per text/thinking/argument delta (default 5). */
   chunkSize?: number;
   /** Delay before each SSE chunk (default 0). */
@@ -30,6 +30,23 @@ export interface ScriptedTurn {
   error?: { status: number; message: string; retryAfterMs?: number };
   /** Holds the reply (after its headers, before its first frame) until this settles: the test releases it. */
   gate?: Promise<unknown>;
+  /**
+   * Searches the provider runs itself before the text: Anthropic `server_tool_use` + `web_search_tool_result`
+   * blocks (`error`: a `web_search_tool_result_error` with that code), OpenAI Responses `web_search_call` items.
+   */
+  searches?: ScriptedSearch[];
+  /** Anthropic: the reply ends right after the first search's call block, before its result and the message's end. */
+  cutAfterSearchCall?: boolean;
+  /** Sources the text cites (Anthropic `citations_delta`, OpenAI `url_citation` annotations). */
+  citations?: Array<{ url: string; title: string }>;
+}
+
+/** One search the fake provider runs. */
+export interface ScriptedSearch {
+  id?: string;
+  query: string;
+  results?: Array<{ url: string; title: string; encryptedContent?: string; pageAge?: string }>;
+  error?: string;
 }
 
 /** A request as the server received it. */
@@ -77,6 +94,8 @@ const ROUTES: Record<string, Api> = {
   "/v1/responses": "responses",
 };
 const NO_TURN = "fake model server: no scripted turn left";
+/** A frame that is never written: the reply ends where it stands. */
+const CUT: Frame = { data: "cut" };
 
 /** Starts a server on 127.0.0.1 with an ephemeral port. */
 /** Options of the fake server. */
@@ -195,8 +214,29 @@ function anthropicFrames(turn: ScriptedTurn, model: string, n: number): Frame[] 
       { type: "signature_delta", signature: `fake-signature-${n}` },
     ]);
   }
+  for (const [i, search] of (turn.searches ?? []).entries()) {
+    const id = search.id ?? `srvtoolu_fake_${n}_${i}`;
+    block(
+      { type: "server_tool_use", id, name: "web_search", input: {} },
+      chunks(JSON.stringify({ query: search.query }), size).map((partial_json) => ({ type: "input_json_delta", partial_json })),
+    );
+    if (turn.cutAfterSearchCall) return [...frames, CUT];
+    const content = search.error
+      ? { type: "web_search_tool_result_error", error_code: search.error }
+      : (search.results ?? []).map((r) => ({
+          type: "web_search_result", url: r.url, title: r.title,
+          encrypted_content: r.encryptedContent ?? `fake-encrypted-${n}-${i}`, page_age: r.pageAge ?? null,
+        }));
+    block({ type: "web_search_tool_result", tool_use_id: id, content }, []);
+  }
   if (turn.text !== undefined) {
-    block({ type: "text", text: "" }, chunks(turn.text, size).map((text) => ({ type: "text_delta", text })));
+    block({ type: "text", text: "" }, [
+      ...chunks(turn.text, size).map((text) => ({ type: "text_delta", text })),
+      ...(turn.citations ?? []).map((c, i) => ({
+        type: "citations_delta",
+        citation: { type: "web_search_result_location", cited_text: turn.text!.slice(0, 10), url: c.url, title: c.title, encrypted_index: `fake-index-${i}` },
+      })),
+    ]);
   }
   for (const [i, call] of (turn.toolCalls ?? []).entries()) {
     block(
@@ -204,8 +244,12 @@ function anthropicFrames(turn: ScriptedTurn, model: string, n: number): Frame[] 
       chunks(argumentsText(call), size).map((partial_json) => ({ type: "input_json_delta", partial_json })),
     );
   }
-  const stop = turn.stop === "max_tokens" ? "max_tokens" : turn.stop === "refusal" ? "refusal" : turn.toolCalls?.length ? "tool_use" : "end_turn";
-  ev("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output } });
+  const stop = turn.stop === "max_tokens" || turn.stop === "refusal" || turn.stop === "pause_turn" ? turn.stop : turn.toolCalls?.length ? "tool_use" : "end_turn";
+  const searched = (turn.searches ?? []).filter((s) => !s.error).length;
+  ev("message_delta", {
+    delta: { stop_reason: stop, stop_sequence: null },
+    usage: { output_tokens: usage.output, ...(turn.searches ? { server_tool_use: { web_search_requests: searched } } : {}) },
+  });
   ev("message_stop");
   return frames;
 }
@@ -271,6 +315,15 @@ function responsesFrames(turn: ScriptedTurn, model: string, n: number): Frame[] 
     ev("response.output_item.done", { output_index, item });
     output.push(item);
   }
+  for (const [i, search] of (turn.searches ?? []).entries()) {
+    const id = search.id ?? `ws_fake_${n}_${i}`;
+    const output_index = output.length;
+    ev("response.output_item.added", { output_index, item: { id, type: "web_search_call", status: "in_progress" } });
+    const sources = (search.results ?? []).map((r) => ({ type: "url", url: r.url }));
+    const item = { id, type: "web_search_call", status: search.error ? "failed" : "completed", action: { type: "search", query: search.query, sources } };
+    ev("response.output_item.done", { output_index, item });
+    output.push(item);
+  }
   if (turn.text !== undefined) {
     const id = `msg_fake_${n}`;
     const output_index = output.length;
@@ -285,6 +338,12 @@ function responsesFrames(turn: ScriptedTurn, model: string, n: number): Frame[] 
     const full = refusal ? { type: "refusal", refusal: turn.text } : { type: "output_text", text: turn.text, annotations: [] };
     if (refusal) ev("response.refusal.done", { item_id: id, output_index, content_index: 0, refusal: turn.text });
     else ev("response.output_text.done", { item_id: id, output_index, content_index: 0, text: turn.text, logprobs: [] });
+    for (const [annotation_index, c] of (turn.citations ?? []).entries()) {
+      ev("response.output_text.annotation.added", {
+        item_id: id, output_index, content_index: 0, annotation_index,
+        annotation: { type: "url_citation", start_index: 0, end_index: turn.text.length, url: c.url, title: c.title },
+      });
+    }
     ev("response.content_part.done", { item_id: id, output_index, content_index: 0, part: full });
     const item = { id, type: "message", status: "completed", role: "assistant", content: [full] };
     ev("response.output_item.done", { output_index, item });
@@ -353,6 +412,11 @@ async function streamFrames(res: ServerResponse, frames: Frame[], delayMs: numbe
   for (const frame of frames) {
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (closed || res.destroyed) return false;
+    if (frame === CUT) {
+      // The reply ends there, whole as HTTP but without the rest of the message: every runtime reads all that was written.
+      await new Promise<void>((resolve) => res.end(resolve));
+      return false;
+    }
     const data = typeof frame.data === "string" ? frame.data : JSON.stringify(frame.data);
     res.write(`${frame.event ? `event: ${frame.event}\n` : ""}data: ${data}\n\n`);
   }

@@ -6,7 +6,18 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { TestClient } from "./acp-client.ts";
+import type { AgentProcess, Sandbox } from "./agent-process.ts";
 import type { FakeModelServer } from "./fake-model-server.ts";
+
+/** An agent in its sandbox whose model requests go to the fake model server, with its session open. */
+export interface FakeProviderRun {
+  sandbox: Sandbox;
+  server: FakeModelServer;
+  proc: AgentProcess;
+  client: TestClient;
+  sessionId: string;
+}
 
 /** A model of the fake provider as settings.json lists it. */
 export interface FakeModel {

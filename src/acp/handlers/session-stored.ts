@@ -40,7 +40,9 @@ const ListParams = v.object({
 
 /** Shows the stored conversation to this client again, one `session/update` per step. */
 async function replay(client: AgentContext, live: LiveSession, history: readonly StoredEntry[]): Promise<void> {
-  for (const update of replayUpdates(history)) {
+  // Only a replay shows the sources an answer cited again: loaded here, not with the session.
+  const { sourcesText } = await import("../../models/citations.ts");
+  for (const update of replayUpdates(history, sourcesText)) {
     await client.notify(methods.client.session.update, { sessionId: live.id, update });
   }
 }

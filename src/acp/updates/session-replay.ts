@@ -4,7 +4,8 @@
  * title and usage.
  * @module
  */
-import type { ModelMessage } from "../../models/types.ts";
+import type { Citation, ModelMessage } from "../../models/types.ts";
+import type { sourcesText } from "../../models/citations.ts";
 import type { StoredEntry } from "../../store/types.ts";
 import type { PlanEntry } from "../../tools/types.ts";
 import type { SessionEntry } from "../../sessions/journal/session-entries.ts";
@@ -14,8 +15,12 @@ import { INTERRUPTED } from "../../sessions/journal/session-restore.ts";
 import { bounded, diffContent, partContent, toLocation, toolResultFields, userMessageChunks, withParent } from "./projection.ts";
 import type { SessionUpdate } from "../sdk.ts";
 
-/** The updates that show a stored conversation again, in order, ending with the plan, title and usage. */
-export function replayUpdates(stored: readonly StoredEntry[]): SessionUpdate[] {
+/**
+ * The updates that show a stored conversation again, in order, ending with the plan, title and usage.
+ * `sources` writes an answer's cited sources as they followed it (models/citations.ts, loaded by the caller when
+ * a replay needs it); without it, answers are shown without their sources.
+ */
+export function replayUpdates(stored: readonly StoredEntry[], sources?: typeof sourcesText): SessionUpdate[] {
   // What a rewind took out is not shown again.
   const removed = rewoundPositions(stored);
   const entries = intactEntries(removed.size === 0 ? stored : stored.filter((_, position) => !removed.has(position)));
@@ -29,7 +34,7 @@ export function replayUpdates(stored: readonly StoredEntry[]): SessionUpdate[] {
   for (const entry of entries) {
     switch (entry.type) {
       case "message":
-        updates.push(...messageUpdates(entry.messageId, entry.message));
+        updates.push(...messageUpdates(entry.messageId, entry.message, sources));
         break;
       case "tool_call": {
         const result = results.get(entry.toolCallId);
@@ -74,7 +79,7 @@ export function replayUpdates(stored: readonly StoredEntry[]): SessionUpdate[] {
   return updates;
 }
 
-function messageUpdates(messageId: string, message: ModelMessage): SessionUpdate[] {
+function messageUpdates(messageId: string, message: ModelMessage, sourcesText?: (citations: Citation[] | undefined) => string): SessionUpdate[] {
   if (message.role === "user") return userMessageChunks(message.content, messageId);
   if (message.role === "assistant") {
     const out: SessionUpdate[] = [];
@@ -85,6 +90,9 @@ function messageUpdates(messageId: string, message: ModelMessage): SessionUpdate
         out.push({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text: part.text } });
       }
     }
+    // The sources follow the answer as they did when it streamed.
+    const sources = sourcesText?.(message.citations);
+    if (sources) out.push({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text: sources } });
     return out;
   }
   return [];

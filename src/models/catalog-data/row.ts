@@ -12,9 +12,13 @@ export type CatalogRow = [string, string, number, number, number, number | null,
 /** Bits of a row's `flags`. */
 export const FLAG = { reasoning: 1, image: 2, pdf: 4 } as const;
 
+/** USD per search a provider runs itself (models.dev has no such price): Anthropic and OpenAI both bill $10 per 1,000 searches, on top of tokens. */
+const PROVIDER_SEARCH_PRICE: Readonly<Record<string, number>> = { anthropic: 0.01, openai: 0.01 };
+
 /** The facts of one row as the model layer's `ModelInfo`. */
 export function rowInfo(provider: string, row: CatalogRow): ModelInfo {
   const [id, name, contextWindow, maxOutputTokens, flags, input, output, cacheRead, cacheWrite] = row;
+  const webSearch = PROVIDER_SEARCH_PRICE[provider];
   return {
     provider,
     id,
@@ -25,7 +29,15 @@ export function rowInfo(provider: string, row: CatalogRow): ModelInfo {
     // PDF input is not sent as a document yet; images are.
     input: flags & FLAG.image ? ["text", "image"] : ["text"],
     ...(input !== null && output !== null
-      ? { price: { input, output, ...(cacheRead !== null ? { cacheRead } : {}), ...(cacheWrite !== null ? { cacheWrite } : {}) } }
+      ? {
+          price: {
+            input,
+            output,
+            ...(cacheRead !== null ? { cacheRead } : {}),
+            ...(cacheWrite !== null ? { cacheWrite } : {}),
+            ...(webSearch !== undefined ? { webSearch } : {}),
+          },
+        }
       : {}),
   };
 }

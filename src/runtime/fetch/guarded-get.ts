@@ -33,6 +33,12 @@ export interface GuardedGetOptions {
   signal: AbortSignal;
   /** Sent as `Accept`. */
   accept: string;
+  /** More request headers (a search service's key). */
+  headers?: Record<string, string>;
+  /** A JSON body: the request is a POST of it instead of a GET (search services that take their query so). */
+  jsonBody?: string;
+  /** Sent as `User-Agent` instead of the fetch tool's. */
+  userAgent?: string;
 }
 
 export interface GuardedResponse {
@@ -132,10 +138,10 @@ function directGet(url: URL, target: { address: string; family: 4 | 6 }, options
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise<GuardedResponse>((resolve, reject) => {
     const request = send(url, {
-      method: "GET",
+      method: options.jsonBody === undefined ? "GET" : "POST",
       lookup,
       signal: options.signal,
-      headers: { "user-agent": USER_AGENT, accept: options.accept, "accept-encoding": "identity" },
+      headers: requestHeaders(options),
     });
     request.on("error", (error) => reject(options.signal.aborted ? options.signal.reason : new FetchRefusedError(`${url.host} could not be fetched: ${error.message}`)));
     request.on("response", (response: IncomingMessage) => {
@@ -166,16 +172,29 @@ function directGet(url: URL, target: { address: string; family: 4 | 6 }, options
       response.on("error", (error) => (done ? undefined : reject(options.signal.aborted ? options.signal.reason : error)));
       response.on("close", () => finish(false));
     });
-    request.end();
+    request.end(options.jsonBody);
   });
+}
+
+/** The headers of a request: the caller's own, then the ones every request of this module sends its way. */
+function requestHeaders(options: GuardedGetOptions): Record<string, string> {
+  return {
+    ...options.headers,
+    "user-agent": options.userAgent ?? USER_AGENT,
+    accept: options.accept,
+    "accept-encoding": "identity",
+    ...(options.jsonBody === undefined ? {} : { "content-type": "application/json" }),
+  };
 }
 
 async function proxiedGet(url: URL, options: GuardedGetOptions): Promise<GuardedResponse> {
   const send = (await platformFetch()) ?? fetch;
   const response = await send(url, {
+    method: options.jsonBody === undefined ? "GET" : "POST",
     redirect: "manual",
     signal: options.signal,
-    headers: { "user-agent": USER_AGENT, accept: options.accept, "accept-encoding": "identity" },
+    headers: requestHeaders(options),
+    ...(options.jsonBody === undefined ? {} : { body: options.jsonBody }),
   });
   const chunks: Uint8Array[] = [];
   let kept = 0;

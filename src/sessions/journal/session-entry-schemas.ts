@@ -36,12 +36,24 @@ const ToolCallPart = v.looseObject({
   providerData: v.optional(ProviderDataSchema),
 });
 
+const ServerToolPart = v.looseObject({
+  type: v.literal("server_tool"),
+  id: v.string(),
+  name: v.string(),
+  input: JsonValue,
+  output: v.optional(JsonValue),
+  isError: v.optional(v.boolean()),
+  providerData: v.optional(ProviderDataSchema),
+});
+const CitationSchema = v.looseObject({ url: v.string(), title: v.optional(v.string()) });
+
 /** A message of the conversation, as the model layer defines it. */
 export const ModelMessageSchema: v.GenericSchema<ModelMessage> = v.variant("role", [
   v.looseObject({ role: v.literal("user"), content: v.array(v.variant("type", [TextPart, ImagePart])) }),
   v.looseObject({
     role: v.literal("assistant"),
-    content: v.array(v.variant("type", [TextPart, ThinkingPart, ToolCallPart])),
+    content: v.array(v.variant("type", [TextPart, ThinkingPart, ToolCallPart, ServerToolPart])),
+    citations: v.optional(v.array(CitationSchema)),
     model: v.optional(v.string()),
   }),
   v.looseObject({

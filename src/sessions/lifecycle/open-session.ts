@@ -5,6 +5,7 @@
  * stored ones brought back (load, resume, fork).
  * @module
  */
+import { providerSearchOf, searchServiceNamed } from "../session-web-search.ts";
 import { sandboxNotices, sessionSandbox } from "../session-sandbox.ts";
 import { nanoid } from "nanoid";
 import { ConfigError, loadSettingsFor } from "../../config/settings.ts";
@@ -23,7 +24,7 @@ import { createLocalWorkspace } from "../../tools/local-workspace.ts";
 import { contextNotice, readContext, trackContext } from "../session-context.ts";
 import { readSetup, trackSetup } from "../setup/session-setup.ts";
 import { sessionSystemPrompt } from "../session-system-prompt.ts";
-import { sessionTools } from "../session-tools.ts";
+import { offerSearchService, sessionTools } from "../session-tools.ts";
 import { setupPlaces, userInstructionFolders } from "../setup/setup-places.ts";
 import type { AgentServices } from "../services.ts";
 import { CHECKPOINT_FOLDER, commandCheckpoints } from "../checkpoints/command-checkpoints.ts";
@@ -143,6 +144,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     else await opened.recorder.record(event, agent);
   };
   const systemPrompt = sessionSystemPrompt({ contextFiles: context.files, skills: setup.skills, cwd: request.cwd, additionalDirectories: extra, date });
+  const webSearch = providerSearchOf(settings);
   const agent = new AgentSession({
     id,
     workspace,
@@ -153,6 +155,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     systemPrompt,
     maxTurnRequests: settings.maxTurnRequests ?? DEFAULT_MAX_TURN_REQUESTS,
     compaction: compactionBudget(model.info.contextWindow, settings.compaction ?? {}),
+    ...(webSearch ? { webSearch } : {}),
     ...(restored ? { history: restored.history } : {}),
     // Files a command changes are snapshotted around it, so a rewind can put them back.
     // Hooks come first: their PreToolUse judges the call before anything else acts, their PostToolUse sees it last.
@@ -201,6 +204,11 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   }
   trackContext(live, places, date, context);
   trackSetup(live, setupFolders, setup);
+  if (searchServiceNamed(settings)) {
+    // Only a session with a search service loads its tool.
+    const search = (await import("../search-service-tool.ts")).searchServiceTool(settings);
+    if (search) offerSearchService(live, search);
+  }
   live.offerTools(sessionTools(live));
   return live;
 }

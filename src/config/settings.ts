@@ -94,6 +94,8 @@ export function mergeProjectSettings(user: Settings, project: Settings, source: 
   if (project.fetch) ignored.push("fetch");
   // What confines the project's own commands cannot be the project's to loosen.
   if (project.sandbox !== undefined) ignored.push("sandbox");
+  // A server command in a project file would be code from the repository run by the agent: a project may only turn them off.
+  if (project.lsp !== undefined && project.lsp !== false) ignored.push("lsp (a project may only turn language servers off)");
   const allowRules = (project.permissionRules ?? []).filter((rule) => rule.action === "allow");
   if (allowRules.length > 0) ignored.push(`${allowRules.length} allow rule(s)`);
   const userMode = user.approvalMode ?? "ask";
@@ -111,6 +113,7 @@ export function mergeProjectSettings(user: Settings, project: Settings, source: 
   }
   if (project.approvalMode) merged.approvalMode = stricterMode(user.approvalMode ?? "ask", project.approvalMode);
   if (tightening.length > 0) merged.permissionRules = [...(user.permissionRules ?? []), ...tightening];
+  if (project.lsp === false) merged.lsp = false;
   return merged;
 }
 

@@ -159,7 +159,8 @@ export async function executeCall(
     await after();
     return await failure(error);
   }
-  await after();
+  // What a step appends (a language server's errors quoting the file) is kept free of secrets too.
+  result = withoutSecrets((await after(result)) ?? result);
   await flushOutput();
   const details = result.details;
   const exit =

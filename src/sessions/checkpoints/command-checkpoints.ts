@@ -7,7 +7,7 @@
  * such and the user is told.
  * @module
  */
-import type { CallStep, StepCall } from "../../engine/call-steps.ts";
+import { lazyStep, type CallStep } from "../../engine/call-steps.ts";
 
 /** Where a session's copies are kept (its private folder, made on first use). */
 export type CheckpointFolder = () => Promise<string>;
@@ -17,12 +17,8 @@ export const CHECKPOINT_FOLDER = "checkpoints";
 
 /** The step for one session; `folder` is its checkpoint store's folder. The snapshot code loads with the first command. */
 export function commandCheckpoints(folder: CheckpointFolder): CallStep {
-  let step: Promise<CallStep> | undefined;
-  return {
-    async before(call: StepCall) {
-      if (call.tool.kind !== "execute") return undefined;
-      step ??= import("./command-snapshots.ts").then((m) => m.snapshotStep(folder));
-      return await (await step).before(call);
-    },
-  };
+  return lazyStep(
+    (call) => call.tool.kind === "execute",
+    () => import("./command-snapshots.ts").then((m) => m.snapshotStep(folder)),
+  );
 }

@@ -13,6 +13,7 @@ import { compactionBudget } from "../../engine/compaction.ts";
 import { userAgentFolders } from "../../config/user-folders.ts";
 import { contextPlaces } from "../../engine/context-files.ts";
 import { AgentSession } from "../../engine/session.ts";
+import { lazyStep } from "../../engine/call-steps.ts";
 import type { ModelRegistry } from "../../models/registry.ts";
 import type { ModelClient } from "../../models/types.ts";
 import { isAbsolute, join } from "../../runtime/files/path.ts";
@@ -118,6 +119,8 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   notices.push(...context.skipped.map(contextNotice), ...setup.notices);
   const date = new Date();
   const systemPrompt = sessionSystemPrompt({ contextFiles: context.files, skills: setup.skills, cwd: request.cwd, additionalDirectories: extra, date });
+  // Set once the session exists below; the steps run only in its turns.
+  let live: LiveSession | undefined;
   const agent = new AgentSession({
     id,
     workspace,
@@ -130,7 +133,14 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     compaction: compactionBudget(model.info.contextWindow, settings.compaction ?? {}),
     ...(restored ? { history: restored.history } : {}),
     // Files a command changes are snapshotted around it, so a rewind can put them back.
-    steps: [commandCheckpoints(async () => join(await services.store.outputDirectory(id), CHECKPOINT_FOLDER))],
+    // A changed file's language-server errors are appended to the call's result (code loaded with the first change).
+    steps: [
+      commandCheckpoints(async () => join(await services.store.outputDirectory(id), CHECKPOINT_FOLDER)),
+      lazyStep(
+        (call) => call.tool.kind === "edit" && settings.lsp !== false && live !== undefined,
+        async () => (await import("../session-language-servers.ts")).languageServersOf(live!).step,
+      ),
+    ],
   });
   if (restored?.usage) {
     Object.assign(agent.totals, {
@@ -147,7 +157,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   const sandbox = sessionSandbox(settings, home, workspace.roots, services.sessionDir);
   notices.push(...(await sandboxNotices(sandbox, settings, mode)));
   const journal = await request.journal(id);
-  const live = new LiveSession({
+  live = new LiveSession({
     agent,
     cwd: request.cwd,
     additionalDirectories: extra,

@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// A language server that misbehaves on purpose, chosen by its first argument:
+//   flood   answers, then buries every opened file under errors, log messages and reports on other files
+//   silent  never answers initialize
+//   crash   exits as soon as a file is opened
+//   marker  writes the file named by its second argument when it starts (then behaves)
+// Speaks LSP's Content-Length framing on stdin/stdout with nothing but node:*.
+import { writeFileSync } from "node:fs";
+
+const [mode, extra] = process.argv.slice(2);
+if (mode === "marker") writeFileSync(extra, "started");
+
+function send(message) {
+  const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...message }));
+  process.stdout.write(`Content-Length: ${body.length}\r\n\r\n`);
+  process.stdout.write(body);
+}
+
+function diagnostics(count, line) {
+  return Array.from({ length: count }, (_, i) => ({
+    range: { start: { line: line + (i % 50), character: 0 }, end: { line: line + (i % 50), character: 1 } },
+    severity: i % 2 === 0 ? 1 : 2,
+    message: `flood error ${i} ${"x".repeat(i === 0 ? 5000 : 10)}`,
+  }));
+}
+
+function handle(message) {
+  if (message.method === "initialize") {
+    if (mode === "silent") return;
+    send({ id: message.id, result: { capabilities: { textDocumentSync: 1 } } });
+  } else if (message.method === "shutdown") {
+    send({ id: message.id, result: null });
+  } else if (message.method === "exit") {
+    process.exit(0);
+  } else if (message.method === "textDocument/didOpen") {
+    if (mode === "crash") process.exit(3);
+    const uri = message.params.textDocument.uri;
+    if (mode === "flood") {
+      for (let i = 0; i < 2000; i++) send({ method: "window/logMessage", params: { type: 4, message: `noise ${i}` } });
+      for (let i = 0; i < 2000; i++) send({ method: "textDocument/publishDiagnostics", params: { uri: `file:///elsewhere/${i}.fk`, diagnostics: diagnostics(3, 0) } });
+      for (let i = 0; i < 20; i++) send({ method: "textDocument/publishDiagnostics", params: { uri, diagnostics: diagnostics(5000, 0) } });
+      send({ method: "textDocument/publishDiagnostics", params: { uri: 42, diagnostics: "junk" } });
+    } else {
+      send({ method: "textDocument/publishDiagnostics", params: { uri, diagnostics: diagnostics(1, 0) } });
+    }
+  } else if (message.id !== undefined && message.method) {
+    send({ id: message.id, error: { code: -32601, message: "unknown method" } });
+  }
+}
+
+let buffer = Buffer.alloc(0);
+process.stdin.on("data", (chunk) => {
+  buffer = Buffer.concat([buffer, chunk]);
+  for (;;) {
+    const end = buffer.indexOf("\r\n\r\n");
+    if (end < 0) return;
+    const length = Number(/Content-Length: (\d+)/i.exec(buffer.subarray(0, end).toString())?.[1]);
+    if (buffer.length < end + 4 + length) return;
+    const body = buffer.subarray(end + 4, end + 4 + length).toString();
+    buffer = buffer.subarray(end + 4 + length);
+    handle(JSON.parse(body));
+  }
+});
+process.stdin.on("end", () => process.exit(0));

@@ -155,18 +155,20 @@ export class LanguageServer {
   /**
    * Hands the server the file's new text (closing it first when it was open, so
    * the server reports on it afresh) and returns the report count to wait beyond.
-   * Resolves once the server has taken in everything it was sent before.
    */
   async change(uri: string, languageId: string, text: string, signal: AbortSignal): Promise<number> {
     const connection = this.#child.connection;
     const version = (this.#open.get(uri) ?? 0) + 1;
-    if (this.#open.has(uri)) await connection.sendNotification("textDocument/didClose", { textDocument: { uri } });
+    if (this.#open.has(uri)) {
+      await connection.sendNotification("textDocument/didClose", { textDocument: { uri } });
+      // A request the server does not know is answered once it handled what came before: a report it
+      // made on closing the file comes before this answer; one on the new text comes after it.
+      await raceEnd(connection.sendRequest("acp-edge/sync").catch(() => undefined), signal, this.#child.process.exited, "it did not answer");
+    }
+    const after = this.#seq;
     this.#open.set(uri, version);
     await connection.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId, version, text } });
-    // A request the server does not know is answered after it handled what came before (a report it
-    // made while closing the file among it); a report that counts comes after this answer.
-    await raceEnd(connection.sendRequest("acp-edge/sync").catch(() => undefined), signal, this.#child.process.exited, "it did not answer");
-    return this.#seq;
+    return after;
   }
 
   /** Whether the file at `uri` was handed to the server. */

@@ -144,12 +144,13 @@ export class SessionServers {
       try {
         after = await server.change(uri, languageIdOf(extname(path).toLowerCase(), name), text, bound.signal);
       } catch {
-        return { ...shown, kind: "stopped", seconds, starting, why: server.exited ? "exited" : signal.aborted ? "aborted" : "deadline" };
+        if (server.exited) return await this.#crashed(slot, server, shown);
+        return { ...shown, kind: "stopped", seconds, starting, why: signal.aborted ? "aborted" : "deadline" };
       }
       const outcome = await server.wait(uri, after, bound.signal);
       if ("report" in outcome) return { ...shown, kind: "report", report: outcome.report, ...(previous ? { previous } : {}) };
-      const why = outcome.stopped === "exited" ? "exited" : bound.timedOut() ? "deadline" : "aborted";
-      return { ...shown, kind: "stopped", seconds, starting, why };
+      if (outcome.stopped === "exited") return await this.#crashed(slot, server, shown);
+      return { ...shown, kind: "stopped", seconds, starting, why: bound.timedOut() ? "deadline" : "aborted" };
     } finally {
       bound.release();
     }
@@ -182,6 +183,16 @@ export class SessionServers {
     slot.server = LanguageServer.start(program, args, root, confinement, startBound.signal).finally(() => startBound.release());
     slot.server.then(() => this.#host.serverStarted(), () => undefined);
     return true;
+  }
+
+  /** What an edit is told when the server exited under it: it starts again with the next change, once. */
+  async #crashed(slot: Slot, server: LanguageServer, shown: { server: string; path: string }): Promise<FileCheck> {
+    if (slot.restarts < 1) return { ...shown, kind: "stopped", seconds: 0, starting: false, why: "exited" };
+    // What it started (a server of its own) goes with it.
+    await server.stop();
+    slot.down = `The ${shown.server} language server crashed again after a restart; it is not started again in this session. Edits go on without its diagnostics.`;
+    slot.toldDown = true;
+    return { ...shown, kind: "notice", text: slot.down };
   }
 
   #tellOnce(key: string, check: FileCheck): FileCheck | undefined {

@@ -2,13 +2,14 @@
 // A language server that misbehaves on purpose, chosen by its first argument:
 //   flood   answers, then buries every opened file under errors, log messages and reports on other files
 //   silent  never answers initialize
-//   crash   exits as soon as a file is opened
+//   crash   appends a line to the file named by its second argument when it starts, exits as soon as a file is opened
 //   marker  writes the file named by its second argument when it starts (then behaves)
 // Speaks LSP's Content-Length framing on stdin/stdout with nothing but node:*.
-import { writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 
 const [mode, extra] = process.argv.slice(2);
 if (mode === "marker") writeFileSync(extra, "started");
+if (mode === "crash") appendFileSync(extra, "started\n");
 
 function send(message) {
   const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...message }));

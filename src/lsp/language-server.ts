@@ -86,7 +86,7 @@ export class LanguageServer {
     const child = await startServerProcess(program, args, root, sandbox);
     const server = new LanguageServer(child);
     try {
-      await server.#initialize(root, signal);
+      await server.#initialize(root, sandbox === undefined, signal);
       return server;
     } catch (error) {
       await server.stop();
@@ -94,14 +94,15 @@ export class LanguageServer {
     }
   }
 
-  async #initialize(root: string, signal: AbortSignal): Promise<void> {
+  async #initialize(root: string, sharesProcessIds: boolean, signal: AbortSignal): Promise<void> {
     const connection = this.#child.connection;
     this.#answerRequests(connection, root);
     connection.onNotification("textDocument/publishDiagnostics", (params: PublishParams) => this.#publish(params));
     connection.listen();
     const rootUri = pathToFileUrl(root).href;
     const initialize = connection.sendRequest("initialize", {
-      processId: processId(),
+      // Servers exit when this process id is gone; in the sandbox's own process namespace it never existed.
+      processId: sharesProcessIds ? processId() : null,
       clientInfo: { name: "acp-edge" },
       rootUri,
       rootPath: root,

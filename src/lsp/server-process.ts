@@ -7,6 +7,7 @@
  * @module
  */
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node";
+import { log } from "../runtime/log.ts";
 import { quoteWord } from "../permissions/command-line.ts";
 import { readableOf, writableOf } from "../runtime/process/node-streams.ts";
 import { spawnProcess, type SpawnedProcess } from "../runtime/process/spawn-program.ts";
@@ -27,8 +28,8 @@ export async function startServerProcess(program: string, args: readonly string[
     : [program, ...args];
   const [first, ...rest] = command as [string, ...string[]];
   const child = await spawnProcess({ command: first, args: rest, cwd, env: serverEnvironment({}) });
-  // Unread stderr would block the server once its pipe is full.
-  void drain(child.stderr);
+  // Unread stderr would block the server once its pipe is full; what it says goes to the debug log.
+  void drain(child.stderr, program);
   const input = readableOf(child.stdout);
   const output = writableOf((bytes) => child.write(bytes));
   const connection = createMessageConnection(new StreamMessageReader(input), new StreamMessageWriter(output));
@@ -36,10 +37,18 @@ export async function startServerProcess(program: string, args: readonly string[
   return { process: child, connection };
 }
 
-async function drain(stream: AsyncIterable<Uint8Array>): Promise<void> {
+/** Bytes of a server's stderr logged at most: the rest is read and dropped. */
+const MAX_LOGGED_BYTES = 64 * 1024;
+
+async function drain(stream: AsyncIterable<Uint8Array>, program: string): Promise<void> {
+  const decoder = new TextDecoder();
+  let logged = 0;
   try {
-    for await (const _ of stream) {
-      // Dropped: a server's log is not the model's or the editor's business.
+    for await (const chunk of stream) {
+      // Not the model's or the editor's business; the debug log keeps the start of it, redacted by the log.
+      if (logged >= MAX_LOGGED_BYTES) continue;
+      logged += chunk.length;
+      log.debug(`language server ${program}: ${decoder.decode(chunk.subarray(0, MAX_LOGGED_BYTES)).trimEnd()}`);
     }
   } catch {
     // The process ended.

@@ -5,7 +5,8 @@
  * with its line in the tool result the model reads next; the fix brings none;
  * a new file importing a missing export reports it; the `diagnostics` tool
  * reports the same and refuses a path outside the project; after the agent
- * exits no language-server process remains.
+ * exits no language-server process remains. In `auto` mode, where commands
+ * run in the sandbox, the project's server runs in it too.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { symlinkSync } from "node:fs";
@@ -84,4 +85,21 @@ for (const runtime of RUNTIMES) {
       expect(agent.children()).toEqual([]);
     }, 60_000);
   });
+}
+
+for (const runtime of RUNTIMES) {
+  test(`${runtime}: in auto mode the project's server runs in the sandbox, and reports`, async () => {
+    const agent = await startLspAgent(runtime, { mode: "auto", settings: { lsp: { startWaitSeconds: 120, waitSeconds: 60 } }, prepare: writeTypeScriptProject });
+    try {
+      const { sent } = await agent.callOnce("w1", "write", { path: "src/main.ts", content: BROKEN });
+      expect(sent).toContain("Type 'number' is not assignable to type 'string'");
+      const server = agent.children().find((p) => p.command.includes("typescript-language-server"));
+      expect(server?.command).toMatch(/^\S*bwrap .* --unshare-net .*typescript-language-server --stdio$/s);
+      agent.proc.child.stdin!.end();
+      await agent.proc.exited;
+      expect(agent.children()).toEqual([]);
+    } finally {
+      await agent.close();
+    }
+  }, 180_000);
 }

@@ -1,8 +1,8 @@
 /**
  * Starting one language server's process and the JSON-RPC connection over its
  * stdin/stdout (`vscode-jsonrpc`). The process leads its own process group,
- * tracked like a command's (it never outlives the agent, see
- * runtime/process/process-tree.ts); under the sandbox when the session has one,
+ * tracked like a background command's, with the same watchdog (it never
+ * outlives the agent, however the agent ends: runtime/process/agent-watchdog.ts); under the sandbox when the session has one,
  * with the same confinement as a read-only command. Its stderr is read and dropped.
  * @module
  */
@@ -27,7 +27,7 @@ export async function startServerProcess(program: string, args: readonly string[
     ? await confinedCommand(sandbox, "/bin/sh", `exec ${[program, ...args].map(quoteWord).join(" ")}`)
     : [program, ...args];
   const [first, ...rest] = command as [string, ...string[]];
-  const child = await spawnProcess({ command: first, args: rest, cwd, env: serverEnvironment({}) });
+  const child = await spawnProcess({ command: first, args: rest, cwd, env: serverEnvironment({}), tiedToAgent: true });
   // Unread stderr would block the server once its pipe is full; what it says goes to the debug log.
   void drain(child.stderr, program);
   const input = readableOf(child.stdout);

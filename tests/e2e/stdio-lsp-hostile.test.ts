@@ -4,13 +4,16 @@
  * one that never answers `initialize` (the edit goes on, said so, and the
  * process is ended), one that crashes (restarted once, then a notice); a
  * server command in a project's settings file, and a project's own
- * `node_modules/.bin` server without the sandbox in `write` mode, never run.
+ * `node_modules/.bin` server without the sandbox in `write` mode, never run;
+ * a server that ignores the end of its input and SIGTERM, ended when the
+ * agent is killed.
  * Over stdio with the fake model server.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { NODE, ROOT, RUNTIMES } from "../helpers/agent-process.ts";
+import { waitFor } from "../helpers/expect-error.ts";
 import { startLspAgent, type LspAgent } from "../helpers/lsp-agent.ts";
 
 const HOSTILE = join(ROOT, "tests", "helpers", "hostile-language-server.mjs");
@@ -62,6 +65,17 @@ for (const runtime of RUNTIMES) {
       expect(third.sent).not.toContain("language server");
       expect(readFileSync(join(agent.sandbox.project, "starts.log"), "utf8").trim().split("\n")).toHaveLength(2);
       expect(agent.children().filter((p) => p.command.includes(HOSTILE))).toEqual([]);
+    }, 120_000);
+
+    test("a server that ignores the end of its input and SIGTERM is ended when the agent is killed", async () => {
+      agent = await startLspAgent(runtime, { mode: "yolo", settings: hostile("stubborn") });
+      const { sent } = await agent.callOnce("w1", "write", { path: "a.fk", content: "x\n" });
+      expect(sent).toContain("reports 1 error in a.fk");
+      const servers = agent.children().filter((p) => p.command.includes(HOSTILE));
+      expect(servers).toHaveLength(1);
+      agent.proc.child.kill("SIGKILL");
+      await agent.proc.exited;
+      await waitFor(() => agent!.children().every((p) => !p.command.includes(HOSTILE)), 20_000, "the server to be ended");
     }, 120_000);
 
     test("a server command in the project's settings file is never run", async () => {

@@ -4,6 +4,7 @@
 //   silent  never answers initialize
 //   crash   appends a line to the file named by its second argument when it starts, exits as soon as a file is opened
 //   marker  writes the file named by its second argument when it starts (then behaves)
+//   stubborn  behaves, but outlives the end of its input and ignores SIGTERM and exit
 // Speaks LSP's Content-Length framing on stdin/stdout with nothing but node:*.
 import { appendFileSync, writeFileSync } from "node:fs";
 
@@ -32,7 +33,7 @@ function handle(message) {
   } else if (message.method === "shutdown") {
     send({ id: message.id, result: null });
   } else if (message.method === "exit") {
-    process.exit(0);
+    if (mode !== "stubborn") process.exit(0);
   } else if (message.method === "textDocument/didOpen") {
     if (mode === "crash") process.exit(3);
     const uri = message.params.textDocument.uri;
@@ -62,4 +63,9 @@ process.stdin.on("data", (chunk) => {
     handle(JSON.parse(body));
   }
 });
-process.stdin.on("end", () => process.exit(0));
+if (mode === "stubborn") {
+  process.on("SIGTERM", () => {});
+  setInterval(() => {}, 1000);
+} else {
+  process.stdin.on("end", () => process.exit(0));
+}

@@ -9,7 +9,7 @@ import { expect } from "bun:test";
 import { connectClient, initialize, acp, type TestClient } from "./acp-client.ts";
 import { makeSandbox, NODE, spawnAgent, type AgentProcess, type RuntimeName, type Sandbox } from "./agent-process.ts";
 import { startFakeModelServer, type FakeModelServer } from "./fake-model-server.ts";
-import { processesWithEnv } from "./processes.ts";
+import { killProcessesWithEnv, processesWithEnv } from "./processes.ts";
 
 export interface LspAgent {
   sandbox: Sandbox;
@@ -52,6 +52,8 @@ export async function startLspAgent(runtime: RuntimeName, options: { mode: strin
     children: () => processesWithEnv(`TMPDIR=${sandbox.root}`).filter((p) => p.pid !== proc.child.pid),
     async close() {
       proc.child.kill("SIGKILL");
+      // A failed assertion leaves nothing running behind it.
+      killProcessesWithEnv(`TMPDIR=${sandbox.root}`);
       await server.close();
       sandbox.cleanup();
     },

@@ -10,6 +10,7 @@
  */
 import type { MessageConnection } from "vscode-jsonrpc/node";
 import { pathToFileUrl } from "../runtime/files/path.ts";
+import { plainLine } from "../runtime/plain-text.ts";
 import { processId } from "../runtime/process/process.ts";
 import { withDeadline } from "../runtime/deadline-signal.ts";
 import type { SandboxSpec } from "../runtime/sandbox/sandbox-spec.ts";
@@ -248,8 +249,10 @@ function errorOf(item: unknown): FileError | undefined {
   if (typeof d.message !== "string") return undefined;
   const line = d.range?.start?.line;
   const character = d.range?.start?.character;
-  const message = d.message.replace(/\s+/g, " ").trim();
-  const code = typeof d.code === "string" || typeof d.code === "number" ? `${typeof d.source === "string" ? `${d.source.slice(0, 20)} ` : ""}${String(d.code).slice(0, 40)}` : undefined;
+  // One plain line: a server's text reaches the editor too (no terminal controls, no bidirectional overrides).
+  const message = plainLine(d.message).replace(/\s+/g, " ").trim();
+  const source = typeof d.source === "string" ? `${plainLine(d.source).slice(0, 20)} ` : "";
+  const code = typeof d.code === "string" || typeof d.code === "number" ? plainLine(`${source}${String(d.code).slice(0, 40)}`) : undefined;
   return {
     line: typeof line === "number" && Number.isFinite(line) ? Math.max(0, Math.trunc(line)) + 1 : 1,
     column: typeof character === "number" && Number.isFinite(character) ? Math.max(0, Math.trunc(character)) + 1 : 1,

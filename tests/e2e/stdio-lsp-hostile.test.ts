@@ -44,6 +44,23 @@ for (const runtime of RUNTIMES) {
       expect(again.sent).toContain("reports 2500 errors in a.fk");
     }, 120_000);
 
+    test("reports of random shapes (seeded): every listed error has its line, the result stays bounded, the agent goes on", async () => {
+      const seed = Number(process.env.LSP_FUZZ_SEED ?? 7);
+      agent = await startLspAgent(runtime, { mode: "yolo", settings: hostile("fuzz", [String(seed)]) });
+      for (let i = 0; i < 3; i++) {
+        const { sent } = await agent.callOnce(`w${i}`, "write", { path: "a.fk", content: `${i}\n` });
+        expect(sent).toContain("Successfully wrote");
+        expect(sent.length).toBeLessThan(20 * 700 + 2000);
+        const listed = sent.split("\n").filter((line) => line.startsWith("  ") && !line.startsWith("  …"));
+        expect(listed.length).toBeLessThanOrEqual(20);
+        for (const line of listed) {
+          expect(line).toMatch(/^ {2}line [1-9]\d*, column [1-9]\d*: [^\n]{0,620}$/);
+          // No terminal controls or bidirectional overrides reach the model or the editor.
+          expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+        }
+      }
+    }, 120_000);
+
     test("a server that never answers initialize: the edit goes on, says so, and the process is ended", async () => {
       agent = await startLspAgent(runtime, { mode: "yolo", settings: hostile("silent", [], { startWaitSeconds: 2, waitSeconds: 2 }) });
       const { sent } = await agent.callOnce("w1", "write", { path: "a.fk", content: "x\n" });

@@ -4,6 +4,7 @@
 //   silent  never answers initialize
 //   crash   appends a line to the file named by its second argument when it starts, exits as soon as a file is opened
 //   marker  writes the file named by its second argument when it starts (then behaves)
+//   fuzz    answers each opened file with reports of random shapes from the seed in its second argument
 //   stubborn  behaves, but outlives the end of its input and ignores SIGTERM and exit
 // Speaks LSP's Content-Length framing on stdin/stdout with nothing but node:*.
 import { appendFileSync, writeFileSync } from "node:fs";
@@ -26,6 +27,36 @@ function diagnostics(count, line) {
   }));
 }
 
+/** A small seeded generator (mulberry32), so a failing seed can be replayed. */
+function generator(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const random = generator(Number(extra ?? 1));
+const pick = (items) => items[Math.floor(random() * items.length)];
+function junk(depth = 0) {
+  return pick([
+    () => null, () => true, () => -1, () => 2 ** 53, () => 1.5, () => "", () => "x".repeat(Math.floor(random() * 100_000)),
+    () => "line\nbreak\u0000\u202e", () => (depth < 3 ? [junk(depth + 1), junk(depth + 1)] : []), () => (depth < 3 ? { line: junk(depth + 1), character: junk(depth + 1) } : {}),
+  ])();
+}
+function fuzzedDiagnostic() {
+  return {
+    range: random() < 0.8 ? { start: { line: pick([0, 3, -5, 1e12, junk()]), character: pick([0, 7, -1, junk()]) }, end: junk() } : junk(),
+    severity: pick([1, 1, 2, 3, 4, undefined, "1", junk()]),
+    message: pick(["plain error", junk(), "y".repeat(Math.floor(random() * 20_000))]),
+    code: pick([undefined, 2322, "E1", junk()]),
+    source: pick([undefined, "fuzz", junk()]),
+  };
+}
+
 function handle(message) {
   if (message.method === "initialize") {
     if (mode === "silent") return;
@@ -42,6 +73,11 @@ function handle(message) {
       for (let i = 0; i < 2000; i++) send({ method: "textDocument/publishDiagnostics", params: { uri: `file:///elsewhere/${i}.fk`, diagnostics: diagnostics(3, 0) } });
       for (let i = 0; i < 20; i++) send({ method: "textDocument/publishDiagnostics", params: { uri, diagnostics: diagnostics(5000, 0) } });
       send({ method: "textDocument/publishDiagnostics", params: { uri: 42, diagnostics: "junk" } });
+    } else if (mode === "fuzz") {
+      for (let i = 0; i < 30; i++) {
+        const list = random() < 0.9 ? Array.from({ length: Math.floor(random() * 200) }, fuzzedDiagnostic) : junk();
+        send({ method: "textDocument/publishDiagnostics", params: random() < 0.9 ? { uri, diagnostics: list, version: junk() } : junk() });
+      }
     } else {
       send({ method: "textDocument/publishDiagnostics", params: { uri, diagnostics: diagnostics(1, 0) } });
     }

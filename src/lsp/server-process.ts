@@ -13,6 +13,7 @@ import { readableOf, writableOf } from "../runtime/process/node-streams.ts";
 import { spawnProcess, type SpawnedProcess } from "../runtime/process/spawn-program.ts";
 import { confinedCommand } from "../runtime/sandbox/confined-command.ts";
 import type { SandboxSpec } from "../runtime/sandbox/sandbox-spec.ts";
+import { guardFrames } from "./frame-guard.ts";
 import { serverEnvironment } from "../tools/mcp/transports.ts";
 
 /** A started server: its process and the connection to it (already listening). */
@@ -30,11 +31,25 @@ export async function startServerProcess(program: string, args: readonly string[
   const child = await spawnProcess({ command: first, args: rest, cwd, env: serverEnvironment({}), tiedToAgent: true });
   // Unread stderr would block the server once its pipe is full; what it says goes to the debug log.
   void drain(child.stderr, program);
-  const input = readableOf(child.stdout);
+  // A message beyond the bound ends the server: its reader would otherwise buffer whatever it announces.
+  const input = readableOf(endOnBreach(guardFrames(child.stdout, MAX_MESSAGE_BYTES), child));
   const output = writableOf((bytes) => child.write(bytes));
   const connection = createMessageConnection(new StreamMessageReader(input), new StreamMessageWriter(output));
   connection.onError(() => {});
   return { process: child, connection };
+}
+
+/** The largest message a server may send (a report on a big file with every error in it fits many times). */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+/** The guarded output, ending the server's tree when the guard breaks it off. */
+async function* endOnBreach(source: AsyncIterable<Uint8Array>, child: SpawnedProcess): AsyncGenerator<Uint8Array> {
+  try {
+    yield* source;
+  } catch (error) {
+    log.warn(`language server ended: ${error instanceof Error ? error.message : String(error)}`);
+    child.killTree("SIGKILL");
+  }
 }
 
 /** Bytes of a server's stderr logged at most: the rest is read and dropped. */

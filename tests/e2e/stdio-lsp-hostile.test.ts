@@ -1,6 +1,7 @@
 /**
  * Language servers that misbehave, and programs that must not run: a server
  * that floods reports and notifications (what the model reads stays bounded),
+ * one that announces a message beyond the bound (ended before it is buffered),
  * one that never answers `initialize` (the edit goes on, said so, and the
  * process is ended), one that crashes (restarted once, then a notice); a
  * server command in a project's settings file, and a project's own
@@ -59,6 +60,14 @@ for (const runtime of RUNTIMES) {
           expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
         }
       }
+    }, 120_000);
+
+    test("a server announcing a message beyond the bound is ended before its message is buffered", async () => {
+      agent = await startLspAgent(runtime, { mode: "yolo", settings: hostile("huge") });
+      const { sent } = await agent.callOnce("w1", "write", { path: "a.fk", content: "x\n" });
+      expect(sent).toContain("Successfully wrote");
+      expect(sent).toContain("exited before it reported on a.fk");
+      expect(agent.children().filter((p) => p.command.includes(HOSTILE))).toEqual([]);
     }, 120_000);
 
     test("a server that never answers initialize: the edit goes on, says so, and the process is ended", async () => {

@@ -5,6 +5,7 @@
 //   crash   appends a line to the file named by its second argument when it starts, exits as soon as a file is opened
 //   marker  writes the file named by its second argument when it starts (then behaves)
 //   fuzz    answers each opened file with reports of random shapes from the seed in its second argument
+//   huge    answers an opened file with a message announcing 100 MB, and sends 32 MiB of it
 //   stubborn  behaves, but outlives the end of its input and ignores SIGTERM and exit
 // Speaks LSP's Content-Length framing on stdin/stdout with nothing but node:*.
 import { appendFileSync, writeFileSync } from "node:fs";
@@ -73,6 +74,10 @@ function handle(message) {
       for (let i = 0; i < 2000; i++) send({ method: "textDocument/publishDiagnostics", params: { uri: `file:///elsewhere/${i}.fk`, diagnostics: diagnostics(3, 0) } });
       for (let i = 0; i < 20; i++) send({ method: "textDocument/publishDiagnostics", params: { uri, diagnostics: diagnostics(5000, 0) } });
       send({ method: "textDocument/publishDiagnostics", params: { uri: 42, diagnostics: "junk" } });
+    } else if (mode === "huge") {
+      process.stdout.write("Content-Length: 100000000\r\n\r\n");
+      const mib = Buffer.alloc(1024 * 1024, "x");
+      for (let i = 0; i < 32; i++) process.stdout.write(mib);
     } else if (mode === "fuzz") {
       for (let i = 0; i < 30; i++) {
         const list = random() < 0.9 ? Array.from({ length: Math.floor(random() * 200) }, fuzzedDiagnostic) : junk();

@@ -62,6 +62,8 @@ export class SessionServers {
   readonly #slots = new Map<string, Slot>();
   readonly #found = new Map<string, Promise<FoundServer | undefined>>();
   readonly #told = new Set<string>();
+  /** Aborted on close: a server still starting is given up at once instead of at the end of its bound. */
+  readonly #closing = new AbortController();
   #closed = false;
 
   constructor(host: ServerHost) {
@@ -179,7 +181,7 @@ export class SessionServers {
       slot.files.clear();
     }
     const { program, args, root } = slot.found;
-    const startBound = withDeadline(new AbortController().signal, (this.#host.settings?.startWaitSeconds ?? DEFAULT_START_WAIT_SECONDS) * 1000);
+    const startBound = withDeadline(this.#closing.signal, (this.#host.settings?.startWaitSeconds ?? DEFAULT_START_WAIT_SECONDS) * 1000);
     slot.server = LanguageServer.start(program, args, root, confinement, startBound.signal).finally(() => startBound.release());
     slot.server.then(() => this.#host.serverStarted(), () => undefined);
     return true;
@@ -215,6 +217,7 @@ export class SessionServers {
   /** Stops every server; later checks find none. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing.abort();
     const slots = [...this.#slots.values()];
     this.#slots.clear();
     await Promise.all(slots.map(async (slot) => (await slot.server?.catch(() => undefined))?.stop()));

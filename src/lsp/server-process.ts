@@ -32,7 +32,7 @@ export async function startServerProcess(program: string, args: readonly string[
   // Unread stderr would block the server once its pipe is full; what it says goes to the debug log.
   void drain(child.stderr, program);
   // A message beyond the bound ends the server: its reader would otherwise buffer whatever it announces.
-  const input = readableOf(endOnBreach(guardFrames(child.stdout, MAX_MESSAGE_BYTES), child));
+  const input = readableOf(endOnBreach(guardFrames(child.stdout, MAX_SERVER_MESSAGE_BYTES), child));
   const output = writableOf((bytes) => child.write(bytes));
   const connection = createMessageConnection(new StreamMessageReader(input), new StreamMessageWriter(output));
   connection.onError(() => {});
@@ -40,7 +40,7 @@ export async function startServerProcess(program: string, args: readonly string[
 }
 
 /** The largest message a server may send (a report on a big file with every error in it fits many times). */
-export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+const MAX_SERVER_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 /** The guarded output, ending the server's tree when the guard breaks it off. */
 async function* endOnBreach(source: AsyncIterable<Uint8Array>, child: SpawnedProcess): AsyncGenerator<Uint8Array> {

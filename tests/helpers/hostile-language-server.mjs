@@ -28,15 +28,14 @@ function diagnostics(count, line) {
   }));
 }
 
-/** A small seeded generator (mulberry32), so a failing seed can be replayed. */
+/** A seeded xorshift32 (plain node, so no import of the fuzzers' TypeScript one), so a failing seed can be replayed. */
 function generator(seed) {
-  let a = seed >>> 0;
+  let x = seed >>> 0 || 1;
   return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 4294967296;
   };
 }
 

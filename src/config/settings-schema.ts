@@ -182,7 +182,38 @@ export interface Settings {
   catalog?: { refresh?: boolean; url?: string };
   /** Web search: the provider's own, or a service (user settings only; a project may only turn it off). */
   webSearch?: WebSearchSettings;
+  /** Language-server diagnostics after edits: `false` turns them off; servers and waits are the user's (see docs/language-servers.md). */
+  lsp?: false | LspSettings;
 }
+
+/** A language server named in the user's settings: the command that starts it, and the file extensions it serves. */
+export interface LspServerSettings {
+  command: string[];
+  extensions?: string[];
+}
+
+/** `lsp` in the user's settings: servers added or replaced (`false` turns a built-in one off), and how long to wait. */
+export interface LspSettings {
+  servers?: Record<string, LspServerSettings | false>;
+  /** How long an edit waits for diagnostics when its server has to start first (default 20). */
+  startWaitSeconds?: number;
+  /** How long an edit waits for diagnostics from a running server (default 5). */
+  waitSeconds?: number;
+}
+
+const LspServerSchema = v.object({
+  command: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1)),
+  extensions: v.optional(v.array(v.pipe(v.string(), v.regex(/^\.?[A-Za-z0-9_+-]{1,16}$/, "must be a file extension like .ts")))),
+});
+
+const LspSchema = v.union([
+  v.literal(false),
+  v.object({
+    servers: v.optional(v.record(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]*$/i, "server names use letters, digits, - and _")), v.union([v.literal(false), LspServerSchema]))),
+    startWaitSeconds: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(600))),
+    waitSeconds: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(600))),
+  }),
+]);
 
 const AbsolutePath = v.pipe(v.string(), v.check((text) => text.startsWith("/") || text.startsWith("~/"), "must be an absolute path or start with ~/"));
 
@@ -236,6 +267,7 @@ export const SettingsSchema: v.GenericSchema<unknown, Settings> = v.object({
     }),
   ),
   webSearch: v.optional(WebSearchSchema),
+  lsp: v.optional(LspSchema),
   sandbox: v.optional(
     v.union([
       v.picklist(SANDBOX_MODES),

@@ -98,6 +98,8 @@ export function mergeProjectSettings(user: Settings, project: Settings, source: 
   if (project.sandbox !== undefined) ignored.push("sandbox");
   // Search sends what the model writes to a third party on the user's account: a project may only turn it off.
   if (project.webSearch !== undefined && project.webSearch !== false) ignored.push("webSearch (a project may only set it to false)");
+  // A server command in a project file would be code from the repository run by the agent: a project may only turn them off.
+  if (project.lsp !== undefined && project.lsp !== false) ignored.push("lsp (a project may only turn language servers off)");
   const allowRules = (project.permissionRules ?? []).filter((rule) => rule.action === "allow");
   if (allowRules.length > 0) ignored.push(`${allowRules.length} allow rule(s)`);
   const userMode = user.approvalMode ?? "ask";
@@ -116,6 +118,7 @@ export function mergeProjectSettings(user: Settings, project: Settings, source: 
   if (project.approvalMode) merged.approvalMode = stricterMode(user.approvalMode ?? "ask", project.approvalMode);
   if (project.webSearch === false) merged.webSearch = false;
   if (tightening.length > 0) merged.permissionRules = [...(user.permissionRules ?? []), ...tightening];
+  if (project.lsp === false) merged.lsp = false;
   return merged;
 }
 

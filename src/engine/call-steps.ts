@@ -76,3 +76,18 @@ export async function aroundCall(steps: readonly CallStep[], call: StepCall): Pr
     return notes;
   };
 }
+
+/**
+ * A step whose code loads the first time a call it `applies` to runs, so a
+ * session that never makes such a call never loads it.
+ */
+export function lazyStep(applies: (call: StepCall) => boolean, load: () => Promise<CallStep>): CallStep {
+  let step: Promise<CallStep> | undefined;
+  return {
+    async before(call: StepCall) {
+      if (!applies(call)) return undefined;
+      step ??= load();
+      return await (await step).before(call);
+    },
+  };
+}

@@ -17,6 +17,7 @@ import type { AgentSession, SessionTotals, TurnOptions } from "../engine/session
 import type { ImagePart, ModelClient, ModelMessage, TextPart, ThinkingLevel } from "../models/types.ts";
 import type { Grant } from "../permissions/grants.ts";
 import type { McpConnections } from "../tools/mcp/connections.ts";
+import type { LanguageServers } from "../lsp/session-lsp.ts";
 import type { BackgroundCommandInfo } from "../tools/shell/background-commands.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { log } from "../runtime/log.ts";
@@ -136,6 +137,7 @@ export class LiveSession {
   #held: string[] | undefined;
   #title: string | undefined;
   #mcp: McpConnections | undefined;
+  #languageServers: LanguageServers | undefined;
   readonly #clients = new Map<string, SessionClient>();
   /** Who holds the session's one turn (its client alone is asked for permissions) and who waits for it. */
   readonly #turn: TurnSlot;
@@ -279,6 +281,17 @@ export class LiveSession {
     this.#mcp = undefined;
     await previous?.close();
     this.#mcp = mcp;
+  }
+
+  /** The session's language servers, once its first change of a file loaded them. */
+  get languageServers(): LanguageServers | undefined {
+    return this.#languageServers;
+  }
+
+  /** Gives the session its language servers (stopped when it closes, or at once when it already has). */
+  attachLanguageServers(servers: LanguageServers): void {
+    if (this.closed) void servers.close();
+    else this.#languageServers = servers;
   }
 
   /** The tools the next turn offers the model. */
@@ -460,14 +473,14 @@ export class LiveSession {
     return this.#agent.backgroundCommands.list();
   }
 
-  /** Ends the session in this process: waiting prompts dropped, its turn cancelled and awaited, its background commands ended, its journal and MCP servers closed. */
+  /** Ends the session in this process: waiting prompts dropped, its turn cancelled and awaited, its background commands ended, its journal, MCP and language servers closed. */
   async close(reason: string): Promise<void> {
     this.#turn.close();
     this.cancel(reason);
     await this.turnSettled();
     // SessionEnd hooks run once its last turn is over, as it leaves this process (bounded by their timeouts).
     await this.hooks?.sessionEnded("other");
-    await Promise.all([this.recorder.journal.close(), this.#mcp?.close(), this.#agent.backgroundCommands.closeAll()]);
+    await Promise.all([this.recorder.journal.close(), this.#mcp?.close(), this.#agent.backgroundCommands.closeAll(), this.#languageServers?.close()]);
   }
 }
 

@@ -80,8 +80,8 @@ function taskToolOf(live: LiveSession): ToolDefinition {
   return tool;
 }
 
-/** Every tool `live` offers now. */
+/** Every tool `live` offers now (`diagnostics` once one of its language servers has started). */
 export function sessionTools(live: LiveSession): ToolDefinition[] {
   const skill = listedSkills(live.skills).length > 0 ? [skillToolOf(live)] : [];
-  return [...builtinToolsOf(live), ...skill, taskToolOf(live), ...(live.mcp?.tools() ?? [])];
+  return [...builtinToolsOf(live), ...skill, taskToolOf(live), ...(live.languageServers?.tools() ?? []), ...(live.mcp?.tools() ?? [])];
 }

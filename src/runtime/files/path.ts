@@ -16,6 +16,7 @@ export const {
   isAbsolute,
   normalize,
   sep,
+  delimiter,
 } = path;
 
 export function fileUrlToPath(url: string | URL): string {

@@ -6,6 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
+import { startAgentWatchdog, type AgentWatchdog } from "./agent-watchdog.ts";
 import { exitOf, killChild, started, withMarker, type ShellExit } from "./child-lifecycle.ts";
 import { newTreeMarker, trackProcessTree, TREE_MARKER_VARIABLE, type ProcessTreeControl } from "./process-tree.ts";
 
@@ -17,6 +18,8 @@ export interface SpawnProcessOptions {
   cwd: string;
   /** The whole environment of the program; defaults to this process's. The tree marker is added to it. */
   env?: Record<string, string>;
+  /** Ends the program's tree even when the agent dies without a word (SIGKILL): a watchdog as background commands have (agent-watchdog.ts). */
+  tiedToAgent?: boolean;
 }
 
 /** A running program with its three pipes. Both output streams must be read, or the program blocks once a pipe is full. */
@@ -54,6 +57,16 @@ export async function spawnProcess(options: SpawnProcessOptions): Promise<Spawne
   // Writing to a program that has exited raises EPIPE on the stream; `write` reports it instead.
   child.stdin?.on("error", () => {});
   const pid = child.pid as number;
+  const tree = trackProcessTree(pid, marker, exited, (signal) => killChild(child, signal));
+  let watchdog: AgentWatchdog | undefined;
+  if (options.tiedToAgent) {
+    try {
+      watchdog = await startAgentWatchdog(pid, `${TREE_MARKER_VARIABLE}=${marker}`);
+    } catch (error) {
+      tree.killTree("SIGKILL");
+      throw error;
+    }
+  }
   return {
     pid,
     stdout: child.stdout as AsyncIterable<Uint8Array>,
@@ -72,7 +85,12 @@ export async function spawnProcess(options: SpawnProcessOptions): Promise<Spawne
     closeStdin() {
       child.stdin?.end();
     },
-    ...trackProcessTree(pid, marker, exited, (signal) => killChild(child, signal)),
+    ...tree,
+    async terminate(graceMs) {
+      await tree.terminate(graceMs);
+      // The tree is ended: the watchdog would only signal a group id that may be given to someone else.
+      watchdog?.dismiss();
+    },
   };
 }
 

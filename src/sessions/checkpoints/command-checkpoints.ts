@@ -8,7 +8,7 @@
  * and what it changed after its call returned is recorded then.
  * @module
  */
-import type { CallStep, StepCall } from "../../engine/call-steps.ts";
+import { lazyStep, type CallStep } from "../../engine/call-steps.ts";
 import type { EventSink } from "../../engine/events.ts";
 
 /** Where a session's copies are kept (its private folder, made on first use). */
@@ -23,12 +23,8 @@ export const CHECKPOINT_FOLDER = "checkpoints";
  * snapshot code loads with the first command.
  */
 export function commandCheckpoints(folder: CheckpointFolder, late: EventSink): CallStep {
-  let step: Promise<CallStep> | undefined;
-  return {
-    async before(call: StepCall) {
-      if (call.tool.kind !== "execute") return undefined;
-      step ??= import("./command-snapshots.ts").then((m) => m.snapshotStep(folder, late));
-      return await (await step).before(call);
-    },
-  };
+  return lazyStep(
+    (call) => call.tool.kind === "execute",
+    () => import("./command-snapshots.ts").then((m) => m.snapshotStep(folder, late)),
+  );
 }

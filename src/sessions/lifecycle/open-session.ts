@@ -14,6 +14,7 @@ import { compactionBudget } from "../../engine/compaction.ts";
 import { userAgentFolders } from "../../config/user-folders.ts";
 import { contextPlaces } from "../../engine/context-files.ts";
 import { AgentSession } from "../../engine/session.ts";
+import { lazyStep } from "../../engine/call-steps.ts";
 import type { ModelRegistry } from "../../models/registry.ts";
 import type { ModelClient } from "../../models/types.ts";
 import { isAbsolute, join } from "../../runtime/files/path.ts";
@@ -162,6 +163,11 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     steps: [
       ...(hooks && hookParts ? [hookParts.hookCallStep(hooks)] : []),
       commandCheckpoints(async () => join(await services.store.outputDirectory(id), CHECKPOINT_FOLDER), late),
+      // A changed file's language-server errors are added to the call's result (code loaded with the first change).
+      lazyStep(
+        (call) => call.tool.kind === "edit" && settings.lsp !== false && opened !== undefined,
+        async () => (await import("../session-language-servers.ts")).languageServersOf(opened!).step,
+      ),
     ],
     ...(hooks && hookParts ? { hooks: hookParts.hookTurnHooks(hooks) } : {}),
   });

@@ -1,0 +1,31 @@
+/**
+ * A live session's language servers, made the first time one of its calls
+ * changes a file: they see the session's folders and the user's `lsp`
+ * settings, run under the session's sandbox when it has one (and its setting
+ * is not off, nor the mode `yolo`), and trust a program from the project only
+ * when that confines it or the mode is `yolo` (see lsp/session-servers.ts).
+ * @module
+ */
+import { languageServers, type LanguageServers } from "../lsp/session-lsp.ts";
+import type { LiveSession } from "./live-session.ts";
+import { sessionTools } from "./session-tools.ts";
+
+/** The language servers of `live`, made and attached on the first call. */
+export function languageServersOf(live: LiveSession): LanguageServers {
+  const attached = live.languageServers;
+  if (attached) return attached;
+  const settings = live.settings.lsp;
+  const servers = languageServers({
+    settings: settings === false ? undefined : settings,
+    roots: live.agent.workspace.roots,
+    async sandbox() {
+      if (live.sandbox.mode === "off" || live.mode === "yolo") return undefined;
+      const availability = await live.sandbox.availability();
+      return availability.available ? live.sandbox.spec(true) : undefined;
+    },
+    trustsProjectPrograms: () => live.mode === "yolo",
+    serverStarted: () => live.offerTools(sessionTools(live)),
+  });
+  live.attachLanguageServers(servers);
+  return servers;
+}

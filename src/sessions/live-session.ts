@@ -454,12 +454,12 @@ export class LiveSession {
     return this.#agent.backgroundCommands.list();
   }
 
-  /** Ends the session in this process: waiting prompts dropped, its turn cancelled and awaited, its background commands ended, its journal and MCP servers closed. */
+  /** Ends the session in this process: waiting prompts dropped, its turn cancelled and awaited, its background commands ended, its journal, MCP servers and sandbox network closed. */
   async close(reason: string): Promise<void> {
     this.#turn.close();
     this.cancel(reason);
     await this.turnSettled();
-    await Promise.all([this.recorder.journal.close(), this.#mcp?.close(), this.#agent.backgroundCommands.closeAll()]);
+    await Promise.all([this.recorder.journal.close(), this.#mcp?.close(), this.#agent.backgroundCommands.closeAll().finally(() => this.sandbox.close())]);
   }
 }
 

@@ -116,12 +116,12 @@ describe("a session's sandbox", () => {
     expect(sandbox.mode).toBe("on");
     // Nothing is known (or spawned) before something asks.
     expect(sandbox.known()).toBeUndefined();
-    expect(sandbox.spec(false)).toBeUndefined();
+    expect(await sandbox.spec(false)).toBeUndefined();
     const availability = await sandbox.availability();
     expect(availability.available).toBe(true);
-    const spec = sandbox.spec(false)!;
+    const spec = (await sandbox.spec(false))!;
     expect(spec.writable).toEqual(["/srv/repo-a", "/srv/repo-b", tmpdir(), "/opt/cache"]);
-    expect(sandbox.spec(true)!.writable).toEqual([tmpdir()]);
+    expect((await sandbox.spec(true))!.writable).toEqual([tmpdir()]);
     expect(spec.hidden).toContain(join(agentHome, "auth.json"));
     expect(spec.hidden).toContain(join(agentHome, "api-token"));
     expect(spec.hidden).toContain(join(process.env.HOME!, ".ssh"));
@@ -133,11 +133,12 @@ describe("a session's sandbox", () => {
 });
 
 describe("notices", () => {
-  test("allowHosts is not supported yet and says so; nothing is said where the sandbox works", async () => {
-    const settings = { sandbox: { mode: "auto" as const, allowHosts: ["registry.internal"] } };
-    const notices = await sandboxNotices(sessionSandbox(settings, join(dir, "agent-home"), [dir]), settings, "auto");
-    expect(notices).toEqual([expect.stringContaining("sandbox.allowHosts is not supported yet")]);
-    expect(await sandboxNotices(sessionSandbox({}, join(dir, "agent-home"), [dir]), {}, "auto")).toEqual([]);
+  test("allowHosts is honoured, so nothing is said about it; nothing is said where the sandbox works", async () => {
+    const settings = { sandbox: { mode: "auto" as const, allowHosts: ["registry.internal", "*.example.com"] } };
+    const sandbox = sessionSandbox(settings, join(dir, "agent-home"), [dir]);
+    expect(await sandboxNotices(sandbox, "auto")).toEqual([]);
+    expect(sandbox.allowHosts).toEqual(["registry.internal", "*.example.com"]);
+    expect(await sandboxNotices(sessionSandbox({}, join(dir, "agent-home"), [dir]), "auto")).toEqual([]);
   });
 });
 
@@ -210,9 +211,9 @@ describe("the places a command cannot change or move", () => {
     const home = process.env.HOME!;
     const sandbox = sessionSandbox({ sandbox: "on" }, join(dir, "agent-home"), ["/", home, join(home, "project"), "/srv/app"]);
     await sandbox.availability();
-    expect(sandbox.spec(false)!.writable).toEqual([join(home, "project"), "/srv/app", tmpdir()]);
+    expect((await sandbox.spec(false))!.writable).toEqual([join(home, "project"), "/srv/app", tmpdir()]);
     expect(sandbox.unwritableRoots).toEqual(["/", home]);
-    const notices = await sandboxNotices(sandbox, {}, "auto");
+    const notices = await sandboxNotices(sandbox, "auto");
     expect(notices).toEqual([expect.stringContaining("stays read-only")]);
   });
 });

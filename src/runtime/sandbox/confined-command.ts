@@ -8,6 +8,7 @@
  */
 import { bwrapArguments } from "./bwrap-arguments.ts";
 import type { SandboxSpec } from "./sandbox-spec.ts";
+import { networkPrelude } from "./network/sandbox-network.ts";
 
 /**
  * Variables a confined command never gets, as `case` patterns: keys, tokens, secrets and
@@ -34,7 +35,11 @@ export const SECRET_VARIABLE_PATTERNS = [
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** `[program, ...args]` that runs `<shell> -c command` confined by `spec`, its environment cleaned first. */
+/**
+ * `[program, ...args]` that runs `<shell> -c command` confined by `spec`, its environment cleaned
+ * first — before the forwarder starts too, when the command may reach allowed hosts: the forwarder
+ * shares the command's process namespace, so its environment is readable to the command.
+ */
 export async function confinedCommand(spec: SandboxSpec, shell: string, command: string): Promise<string[]> {
   // Only plain names become patterns: nothing a setting holds can change the prelude's syntax.
   const names = [...SECRET_VARIABLE_PATTERNS, ...(spec.secretVariables ?? []).filter((name) => VARIABLE_NAME.test(name))];
@@ -50,5 +55,12 @@ export async function confinedCommand(spec: SandboxSpec, shell: string, command:
     "set +f",
     'exec "$@"',
   ].join("\n");
-  return [...(await bwrapArguments(spec)), "/bin/sh", "-c", prelude, "sh", shell, "-c", command];
+  if (!spec.network) return [...(await bwrapArguments(spec)), "/bin/sh", "-c", prelude, "sh", shell, "-c", command];
+  const carrier = await spec.network.openCarrier();
+  try {
+    return [...(await bwrapArguments(spec, carrier)), "/bin/sh", "-c", prelude, "sh", ...networkPrelude(spec.network), shell, "-c", command];
+  } catch (error) {
+    carrier.close();
+    throw error;
+  }
 }

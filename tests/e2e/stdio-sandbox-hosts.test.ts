@@ -12,7 +12,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import { createServer, type Server } from "node:http";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createNetServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { waitFor } from "../helpers/expect-error.ts";
 import { NODE, RUNTIMES } from "../helpers/agent-process.ts";
@@ -80,6 +82,47 @@ function hostileCases(allowed: number, other: number): Array<[string, string, bo
     ["after", b64(`CONNECT 127.0.0.1:${allowed} HTTP/1.1\r\n\r\nGET /after HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`), true],
   ];
 }
+
+/**
+ * Run inside the sandbox by the runtime itself: a command that goes for the carrier directly. It finds
+ * the forwarder in its own process namespace, reports whether the forwarder's environment holds the
+ * key, then, by `mode`: `forge` writes made-up frames into the forwarder's way to the agent (one stream
+ * to the other host, one to the allowed host); `garbage` writes a frame of no known kind there and
+ * waits for the forwarder to stop; `kill` kills the forwarder and waits for it to be gone.
+ */
+const HOSTILE_CARRIER = `
+const fs = require("node:fs");
+const [mode, key, allowed, other] = process.argv.slice(2);
+const mine = new Set([String(process.pid), String(process.ppid)]);
+const pid = fs.readdirSync("/proc").find((p) => {
+  if (!/^[0-9]+$/.test(p) || mine.has(p)) return false;
+  // Not bubblewrap (process 1 here), whose command line holds the forwarder's too.
+  try { const line = fs.readFileSync("/proc/" + p + "/cmdline", "latin1"); return !line.split("\\0")[0].endsWith("bwrap") && (line.includes("node:net") || line.includes("__sandbox-forwarder")); } catch { return false; }
+});
+if (!pid) { console.log("no forwarder found"); process.exit(1); }
+console.log("forwarder environment holds the key: " + fs.readFileSync("/proc/" + pid + "/environ", "latin1").includes(key));
+const frame = (kind, id, value, payload) => {
+  const b = Buffer.alloc(9 + (payload ? payload.length : 0));
+  b.writeUInt8(kind, 0); b.writeUInt32BE(id, 1); b.writeUInt32BE(value, 5);
+  if (payload) payload.copy(b, 9);
+  return b;
+};
+const gone = () => { try { process.kill(Number(pid), 0); return false; } catch { return true; } };
+const waitGone = () => { if (gone()) console.log("forwarder gone"); else setTimeout(waitGone, 50); };
+const up = fs.openSync("/proc/" + pid + "/fd/1", "w");
+if (mode === "forge") {
+  const toOther = Buffer.from("CONNECT 127.0.0.1:" + other + " HTTP/1.1\\r\\n\\r\\nGET /forged-other HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n");
+  const toAllowed = Buffer.from("CONNECT 127.0.0.1:" + allowed + " HTTP/1.1\\r\\n\\r\\nGET /forged HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n");
+  fs.writeSync(up, Buffer.concat([frame(1, 4000000000, 0), frame(2, 4000000000, toOther.length, toOther), frame(1, 4000000001, 0), frame(2, 4000000001, toAllowed.length, toAllowed)]));
+  console.log("forged");
+} else if (mode === "garbage") {
+  fs.writeSync(up, Buffer.from([99, 0, 0, 0, 1, 255, 255, 255, 255]));
+  waitGone();
+} else {
+  process.kill(Number(pid), "SIGKILL");
+  waitGone();
+}
+`;
 
 describe.each(RUNTIMES)("sandbox.allowHosts on %s", (runtime) => {
   test("a confined command reaches the allowed host through the proxy, and nothing else", async () => {
@@ -153,6 +196,63 @@ describe.each(RUNTIMES)("sandbox.allowHosts on %s", (runtime) => {
       s.close();
       allowed.server.close();
       other.server.close();
+    }
+  }, 90_000);
+
+  test("the carrier fails closed: frames a command writes itself are judged per stream; garbage or a killed forwarder leaves connection refused, never a way around; Unix sockets stay refused", async () => {
+    const allowed = await site("allowed");
+    const other = await site("other");
+    let otherConnections = 0;
+    other.server.on("connection", () => otherConnections++);
+    const service = createNetServer((socket) => socket.end("SERVICE-REPLY\n"));
+    const socketPath = join(mkdtempSync(join(tmpdir(), "acp-edge-service-")), "service.sock");
+    await new Promise<void>((resolve) => service.listen(socketPath, resolve));
+    const key = "sk-ant-hidden-from-the-forwarder-0123456789";
+    const curl = (path: string) => `curl -sS --max-time 20 http://127.0.0.1:${allowed.port}${path}; echo " exit=$?"`;
+    const carrier = (mode: string) => `"${NODE}" hostile-carrier.js ${mode} ${key} ${allowed.port} ${other.port}`;
+    const s = await startScenario(runtime, {
+      script: [
+        bash("unix", `"${NODE}" -e "const c = require('net').connect('${socketPath}'); c.on('data', (d) => console.log('GOT ' + d)); c.on('error', (e) => console.log('no connection: ' + e.code))"; echo "proxy=$HTTP_PROXY"`),
+        bash("forge", carrier("forge")),
+        bash("garbage", `${carrier("garbage")}; ${curl("/after-garbage")}`),
+        bash("kill", `${carrier("kill")}; ${curl("/after-kill")}`),
+        bash("fresh", curl("/fresh")),
+        done,
+      ],
+      args: ["--approval-mode", "auto"],
+      settings: { sandbox: { allowHosts: [`127.0.0.1:${allowed.port}`] } },
+      files: { "project/hostile-carrier.js": HOSTILE_CARRIER },
+      env: (sandbox) => ({ HOME: join(sandbox.root, "user"), ANTHROPIC_API_KEY: key }),
+    });
+    try {
+      expect((await s.prompt("go")).stopReason).toBe("end_turn");
+      const updates = s.updates();
+      // The socket filter holds with allowed hosts: the command has a proxy and still no Unix socket.
+      expect(toolText(updates, "unix")).toContain("no connection: EACCES");
+      expect(toolText(updates, "unix")).toMatch(/proxy=http:\/\/127\.0\.0\.1:\d+/);
+      expect(toolText(updates, "unix")).not.toContain("SERVICE-REPLY");
+
+      expect(toolText(updates, "forge")).toContain("forwarder environment holds the key: false");
+      expect(toolText(updates, "forge")).toContain("forged");
+      // A stream the command made up is judged as any: the allowed host is reached, the other is refused unseen.
+      await waitFor(() => allowed.hits.includes("/forged"), 20_000, "the forged stream to the allowed host");
+
+      expect(toolText(updates, "garbage")).toContain("forwarder gone");
+      expect(toolText(updates, "garbage")).toMatch(/after-garbage[\s\S]*exit=7|exit=7/);
+      expect(toolText(updates, "kill")).toContain("forwarder gone");
+      expect(toolText(updates, "kill")).toContain("exit=7");
+      // The next command has a carrier of its own.
+      expect(toolText(updates, "fresh")).toContain("hello from allowed /fresh");
+
+      expect(allowed.hits.sort()).toEqual(["/forged", "/fresh"]);
+      expect(other.hits).toEqual([]);
+      expect(otherConnections).toBe(0);
+    } finally {
+      s.close();
+      allowed.server.close();
+      other.server.close();
+      service.close();
+      rmSync(join(socketPath, ".."), { recursive: true, force: true });
     }
   }, 90_000);
 

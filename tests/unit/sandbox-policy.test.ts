@@ -239,10 +239,13 @@ describe("which bubblewrap is trusted", () => {
 });
 
 describe("the environment of a confined command (seeded fuzz)", () => {
-  /** The `sh -c prelude sh shell -c command` part of a confined command line (after bubblewrap's `--`). */
+  /** The `sh -c prelude sh` in front of bubblewrap and the `shell -c command` after its `--`, without bubblewrap between them. */
   async function prelude(secretVariables: string[]): Promise<string[]> {
     const args = await confinedCommand({ program: "/usr/bin/bwrap", extraOptions: [], writable: [], hidden: [], secretVariables }, "/bin/sh", "env");
-    return args.slice(args.indexOf("--") + 1);
+    // The prelude comes first; bubblewrap's part starts with the shell that opens the socket filter.
+    expect(args.slice(0, 2)).toEqual(["/bin/sh", "-c"]);
+    expect(args[2]).toContain("unset");
+    return [...args.slice(0, 4), ...args.slice(args.indexOf("--") + 1)];
   }
   const matches = (name: string, extra: readonly string[]) =>
     [...SECRET_VARIABLE_PATTERNS, ...extra].some((pattern) => new RegExp(`^${pattern.replaceAll("*", ".*")}$`).test(name));

@@ -86,8 +86,8 @@ function hostileCases(allowed: number, other: number): Array<[string, string, bo
 /**
  * Run inside the sandbox by the runtime itself: a command that goes for the carrier directly. It finds
  * the forwarder in its own process namespace, reports whether the forwarder's environment holds the
- * key, then, by `mode`: `forge` writes made-up frames into the forwarder's way to the agent (one stream
- * to the other host, one to the allowed host); `garbage` writes a frame of no known kind there and
+ * key, then, by `mode`: `forge` stops the forwarder and speaks the framing in its place (one stream to
+ * the other host, one to the allowed host, reading the answers); `garbage` writes a frame of no known kind there and
  * waits for the forwarder to stop; `kill` kills the forwarder and waits for it to be gone.
  */
 const HOSTILE_CARRIER = `
@@ -111,10 +111,32 @@ const gone = () => { try { process.kill(Number(pid), 0); return false; } catch {
 const waitGone = () => { if (gone()) console.log("forwarder gone"); else setTimeout(waitGone, 50); };
 const up = fs.openSync("/proc/" + pid + "/fd/1", "w");
 if (mode === "forge") {
+  // The forwarder stopped, the command alone reads the agent's answers: it speaks the framing itself.
+  process.kill(Number(pid), "SIGSTOP");
   const toOther = Buffer.from("CONNECT 127.0.0.1:" + other + " HTTP/1.1\\r\\n\\r\\nGET /forged-other HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n");
   const toAllowed = Buffer.from("CONNECT 127.0.0.1:" + allowed + " HTTP/1.1\\r\\n\\r\\nGET /forged HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n");
-  fs.writeSync(up, Buffer.concat([frame(1, 4000000000, 0), frame(2, 4000000000, toOther.length, toOther), frame(1, 4000000001, 0), frame(2, 4000000001, toAllowed.length, toAllowed)]));
-  console.log("forged");
+  const [a, b] = [4000000000, 4000000001];
+  fs.writeSync(up, Buffer.concat([frame(1, a, 0), frame(2, a, toOther.length, toOther), frame(3, a, 0), frame(1, b, 0), frame(2, b, toAllowed.length, toAllowed), frame(3, b, 0)]));
+  const down = fs.openSync("/proc/" + pid + "/fd/0", "r");
+  const got = { [a]: "", [b]: "" };
+  const over = new Set();
+  let buffered = Buffer.alloc(0);
+  while (over.size < 2) {
+    const chunk = Buffer.alloc(65536);
+    const n = fs.readSync(down, chunk);
+    if (n === 0) break;
+    buffered = Buffer.concat([buffered, chunk.subarray(0, n)]);
+    while (buffered.length >= 9) {
+      const kind = buffered[0], id = buffered.readUInt32BE(1), value = buffered.readUInt32BE(5);
+      const size = kind === 2 ? value : 0;
+      if (buffered.length < 9 + size) break;
+      if (kind === 2 && id in got) got[id] += buffered.subarray(9, 9 + size).toString("latin1");
+      if ((kind === 3 || kind === 4) && id in got) over.add(id);
+      buffered = buffered.subarray(9 + size);
+    }
+  }
+  console.log("forged-other => " + got[a].split("\\r\\n")[0]);
+  console.log("forged-allowed => " + got[b].replace(/\\r\\n/g, " | "));
 } else if (mode === "garbage") {
   fs.writeSync(up, Buffer.from([99, 0, 0, 0, 1, 255, 255, 255, 255]));
   waitGone();
@@ -233,9 +255,9 @@ describe.each(RUNTIMES)("sandbox.allowHosts on %s", (runtime) => {
       expect(toolText(updates, "unix")).not.toContain("SERVICE-REPLY");
 
       expect(toolText(updates, "forge")).toContain("forwarder environment holds the key: false");
-      expect(toolText(updates, "forge")).toContain("forged");
       // A stream the command made up is judged as any: the allowed host is reached, the other is refused unseen.
-      await waitFor(() => allowed.hits.includes("/forged"), 20_000, "the forged stream to the allowed host");
+      expect(toolText(updates, "forge")).toContain("forged-other => HTTP/1.1 403 Forbidden");
+      expect(toolText(updates, "forge")).toContain("hello from allowed /forged");
 
       expect(toolText(updates, "garbage")).toContain("forwarder gone");
       expect(toolText(updates, "garbage")).toMatch(/after-garbage[\s\S]*exit=7|exit=7/);

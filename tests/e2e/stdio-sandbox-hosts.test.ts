@@ -36,6 +36,12 @@ function site(name: string): Promise<{ server: Server; port: number; hits: strin
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, port: (server.address() as { port: number }).port, hits })));
 }
 
+/** Ends the agent and the test's servers. */
+function closeAll(s: { close(): void }, ...servers: Array<{ close(): unknown }>): void {
+  s.close();
+  for (const server of servers) server.close();
+}
+
 /**
  * Run inside the sandbox by the runtime itself: sends each raw request head to the proxy the environment
  * names and prints the first line of each answer (or the whole answer of the last, a tunnel that works).
@@ -175,6 +181,12 @@ describe.each(RUNTIMES)("sandbox.allowHosts on %s", (runtime) => {
       const updates = s.updates();
       // The setting is honoured now: no session notice says otherwise.
       expect(JSON.stringify(updates)).not.toContain("not supported");
+      // session/status and /session name the hosts.
+      const status = await (s.client.agent.request as (m: string, p: unknown) => Promise<any>)("session/status", { sessionId: s.sessionId });
+      expect(status.sandbox).toMatchObject({ commands: "sandboxed", allowHosts: [`127.0.0.1:${allowed.port}`] });
+      const before = s.updates().length;
+      await s.prompt("/session");
+      expect(JSON.stringify(s.updates(before))).toContain(`network only to 127.0.0.1:${allowed.port} through the proxy`);
       expect(toolText(updates, "env")).toContain('"sandboxed":true');
       expect(toolResultText(updates, "env")).toMatch(/proxy=http:\/\/127\.0\.0\.1:\d+ https=http:\/\/127\.0\.0\.1:\d+ all=http:\/\/127\.0\.0\.1:\d+ no=\[\]/);
 
@@ -215,9 +227,7 @@ describe.each(RUNTIMES)("sandbox.allowHosts on %s", (runtime) => {
       expect(other.hits).toEqual([]);
       expect(allowed.hits.sort()).toEqual(["/after", "/background", "/plain", "/tunnel"]);
     } finally {
-      s.close();
-      allowed.server.close();
-      other.server.close();
+      closeAll(s, allowed.server, other.server);
     }
   }, 90_000);
 
@@ -270,9 +280,7 @@ describe.each(RUNTIMES)("sandbox.allowHosts on %s", (runtime) => {
       expect(other.hits).toEqual([]);
       expect(otherConnections).toBe(0);
     } finally {
-      s.close();
-      allowed.server.close();
-      other.server.close();
+      closeAll(s, allowed.server, other.server);
       service.close();
       rmSync(join(socketPath, ".."), { recursive: true, force: true });
     }
@@ -307,9 +315,7 @@ describe.each(RUNTIMES)("sandbox.allowHosts on %s", (runtime) => {
       expect(text).toContain("term-done");
       expect(other.hits).toEqual([]);
     } finally {
-      s.close();
-      allowed.server.close();
-      other.server.close();
+      closeAll(s, allowed.server, other.server);
     }
   }, 60_000);
 
@@ -329,8 +335,7 @@ describe.each(RUNTIMES)("sandbox.allowHosts on %s", (runtime) => {
       expect(s.proc.stderr()).toContain("ignored");
       expect(s.proc.stderr()).toContain("sandbox");
     } finally {
-      s.close();
-      allowed.server.close();
+      closeAll(s, allowed.server);
     }
   }, 60_000);
 });

@@ -22,7 +22,7 @@ import { PassThrough, type Duplex } from "node:stream";
 import { readHostPattern, hostText } from "../../src/runtime/fetch/host-key.ts";
 import { MAX_HEAD_BYTES, headEnd, isRefusal, parseRequestHead } from "../../src/runtime/sandbox/proxy/request-head.ts";
 import { decideTarget, readAllowHosts } from "../../src/runtime/sandbox/proxy/proxy-target.ts";
-import { createFilteringProxy, type FilteringProxy } from "../../src/runtime/sandbox/proxy/filtering-proxy.ts";
+import { createFilteringProxy, type FilteringProxy, type FilteringProxyOptions } from "../../src/runtime/sandbox/proxy/filtering-proxy.ts";
 import { FORWARDER_COMMAND, forwarderProgram } from "../../src/runtime/sandbox/network/forwarder.ts";
 import { carrierCodec } from "../../src/runtime/sandbox/network/carrier-codec.ts";
 import { MAX_CARRIER_STREAMS, serveCarrier } from "../../src/runtime/sandbox/network/carrier-streams.ts";
@@ -178,6 +178,18 @@ async function startForwarder(words: readonly string[], proxy: FilteringProxy): 
   return { port, child, carrier };
 }
 
+/** Runs `check` against a forwarder (the runtime's own, unless `words` say otherwise) to a proxy with `options`; ends both after. */
+async function throughForwarder(options: FilteringProxyOptions, check: (port: number) => Promise<void>, words: readonly string[] = forwarderProgram(join(dir, "cache"))): Promise<void> {
+  const proxy = createFilteringProxy(options);
+  const forwarder = await startForwarder(words, proxy);
+  try {
+    await check(forwarder.port);
+  } finally {
+    proxy.close();
+    forwarder.child.kill("SIGKILL");
+  }
+}
+
 /** Sends `head` to the forwarder on `port` and returns all it answered; `halfClose` ends the sending side after it. */
 function exchange(port: number, head: string | Uint8Array, halfClose = false): Promise<string> {
   return new Promise((resolve) => {
@@ -219,34 +231,27 @@ describe("the proxy behind a forwarder and its carrier", () => {
   afterAll(() => site.close());
 
   test("allowed requests go through, others are refused and the proxy keeps serving; closing ends it", async () => {
-    const proxy = createFilteringProxy({ allowHosts: [`127.0.0.1:${port}`] });
-    const forwarder = await startForwarder(forwarderProgram(join(dir, "cache")), proxy);
-    try {
-      expect(await exchange(forwarder.port, `GET http://127.0.0.1:${port}/plain HTTP/1.1\r\nHost: elsewhere\r\n\r\n`)).toContain(`site /plain host=127.0.0.1:${port}`);
-      expect(await exchange(forwarder.port, `GET http://127.0.0.1:${port + 1}/x HTTP/1.1\r\n\r\n`)).toStartWith("HTTP/1.1 403 Forbidden");
-      expect(await exchange(forwarder.port, "\u0000\u00ff\r\n\r\n")).toStartWith("HTTP/1.1 400 Bad Request");
-      expect(await exchange(forwarder.port, `CONNECT 127.0.0.1:${port} HTTP/1.1\r\n${"X: y\r\n".repeat(4000)}`)).toStartWith("HTTP/1.1 431");
+    await throughForwarder({ allowHosts: [`127.0.0.1:${port}`] }, async (relay) => {
+      expect(await exchange(relay, `GET http://127.0.0.1:${port}/plain HTTP/1.1\r\nHost: elsewhere\r\n\r\n`)).toContain(`site /plain host=127.0.0.1:${port}`);
+      expect(await exchange(relay, `GET http://127.0.0.1:${port + 1}/x HTTP/1.1\r\n\r\n`)).toStartWith("HTTP/1.1 403 Forbidden");
+      expect(await exchange(relay, "\u0000\u00ff\r\n\r\n")).toStartWith("HTTP/1.1 400 Bad Request");
+      expect(await exchange(relay, `CONNECT 127.0.0.1:${port} HTTP/1.1\r\n${"X: y\r\n".repeat(4000)}`)).toStartWith("HTTP/1.1 431");
       // Ended before a whole head: refused, not left waiting.
-      expect(await exchange(forwarder.port, `CONNECT 127.0.0.1:${port} HTTP/1.1\r\n`, true)).toStartWith("HTTP/1.1 400 Bad Request");
-      const tunnel = await exchange(forwarder.port, `CONNECT 127.0.0.1:${port} HTTP/1.1\r\n\r\nGET /tunnel HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n`);
+      expect(await exchange(relay, `CONNECT 127.0.0.1:${port} HTTP/1.1\r\n`, true)).toStartWith("HTTP/1.1 400 Bad Request");
+      const tunnel = await exchange(relay, `CONNECT 127.0.0.1:${port} HTTP/1.1\r\n\r\nGET /tunnel HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n`);
       expect(tunnel).toStartWith("HTTP/1.1 200 Connection Established\r\n\r\n");
       expect(tunnel).toContain("site /tunnel");
       expect(hits).toEqual(["/plain", "/tunnel"]);
-    } finally {
-      proxy.close();
-      forwarder.child.kill("SIGKILL");
-    }
+    });
   });
 
   test("many connections at once, each sending and getting more than a window, with half-close: every byte arrives", async () => {
-    const proxy = createFilteringProxy({ allowHosts: [`127.0.0.1:${port}`] });
-    const forwarder = await startForwarder(forwarderProgram(join(dir, "cache")), proxy);
-    try {
+    await throughForwarder({ allowHosts: [`127.0.0.1:${port}`] }, async (relay) => {
       const size = 700 * 1024;
       const body = "y".repeat(size);
       const answers = await Promise.all(
         Array.from({ length: 24 }, () =>
-          exchange(forwarder.port, `CONNECT 127.0.0.1:${port} HTTP/1.1\r\n\r\nPOST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: ${size}\r\nConnection: close\r\n\r\n${body}`, true),
+          exchange(relay, `CONNECT 127.0.0.1:${port} HTTP/1.1\r\n\r\nPOST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: ${size}\r\nConnection: close\r\n\r\n${body}`, true),
         ),
       );
       for (const answer of answers) {
@@ -254,10 +259,7 @@ describe("the proxy behind a forwarder and its carrier", () => {
         // The body is all x (between the chunks' sizes, which hold none).
         expect(answer.slice(answer.indexOf(`got ${size} `)).replace(/[^x]/g, "").length).toBe(size);
       }
-    } finally {
-      proxy.close();
-      forwarder.child.kill("SIGKILL");
-    }
+    });
   }, 60_000);
 
   test("a name whose first checked address refuses is reached at the next one (localhost on ::1, then 127.0.0.1)", async () => {
@@ -265,14 +267,9 @@ describe("the proxy behind a forwarder and its carrier", () => {
       { address: "::1", family: 6 },
       { address: "127.0.0.1", family: 4 },
     ];
-    const proxy = createFilteringProxy({ allowHosts: [`localhost:${port}`], resolve });
-    const forwarder = await startForwarder(forwarderProgram(join(dir, "cache")), proxy);
-    try {
-      expect(await exchange(forwarder.port, `GET http://localhost:${port}/next HTTP/1.1\r\n\r\n`)).toContain("site /next");
-    } finally {
-      proxy.close();
-      forwarder.child.kill("SIGKILL");
-    }
+    await throughForwarder({ allowHosts: [`localhost:${port}`], resolve }, async (relay) => {
+      expect(await exchange(relay, `GET http://localhost:${port}/next HTTP/1.1\r\n\r\n`)).toContain("site /next");
+    });
   });
 
   test("when the agent's end of the carrier goes, the forwarder stops listening: connections are refused", async () => {
@@ -288,14 +285,9 @@ describe("the proxy behind a forwarder and its carrier", () => {
   });
 
   test("the hidden command of the executable relays the same way, and --help does not show it", async () => {
-    const proxy = createFilteringProxy({ allowHosts: [`127.0.0.1:${port}`] });
-    const forwarder = await startForwarder([`DENO_DIR=${join(dir, "cache")}`, NODE, join(ROOT, "dist", "cli.js"), FORWARDER_COMMAND], proxy);
-    try {
-      expect(await exchange(forwarder.port, `GET http://127.0.0.1:${port}/relayed HTTP/1.1\r\n\r\n`)).toContain("site /relayed");
-    } finally {
-      proxy.close();
-      forwarder.child.kill("SIGKILL");
-    }
+    await throughForwarder({ allowHosts: [`127.0.0.1:${port}`] }, async (relay) => {
+      expect(await exchange(relay, `GET http://127.0.0.1:${port}/relayed HTTP/1.1\r\n\r\n`)).toContain("site /relayed");
+    }, [`DENO_DIR=${join(dir, "cache")}`, NODE, join(ROOT, "dist", "cli.js"), FORWARDER_COMMAND]);
     const help = spawnSync(NODE, [join(ROOT, "dist", "cli.js"), "--help"], { encoding: "utf8" });
     expect(help.status).toBe(0);
     expect(help.stdout).not.toContain(FORWARDER_COMMAND);

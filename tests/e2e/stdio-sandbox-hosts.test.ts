@@ -16,6 +16,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { acp } from "../helpers/acp-client.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 import { NODE, RUNTIMES } from "../helpers/agent-process.ts";
 import { EditorTerminals } from "../helpers/editor-capabilities.ts";
@@ -285,6 +286,40 @@ describe.each(RUNTIMES)("sandbox.allowHosts on %s", (runtime) => {
       rmSync(join(socketPath, ".."), { recursive: true, force: true });
     }
   }, 90_000);
+
+  test("a cancelled command's connection through the proxy ends with it, upstream too; the next command gets a carrier of its own", async () => {
+    const allowed = await site("allowed");
+    // A response that never ends: its upstream connection stays open until the proxy ends it.
+    let reached: () => void = () => {};
+    const slowReached = new Promise<void>((resolve) => (reached = resolve));
+    let upstreamClosed: Promise<void> = new Promise(() => {});
+    const slow = createServer((request, response) => {
+      upstreamClosed = new Promise((resolve) => request.socket.once("close", () => resolve()));
+      response.writeHead(200, { "content-type": "text/plain" });
+      response.write("first part\n");
+      reached();
+    });
+    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", () => resolve()));
+    const slowPort = (slow.address() as { port: number }).port;
+    const s = await startScenario(runtime, {
+      script: [bash("slow", `curl -sS -N http://127.0.0.1:${slowPort}/slow`), bash("fresh", `curl -sS --max-time 20 http://127.0.0.1:${allowed.port}/fresh`), done],
+      args: ["--approval-mode", "auto"],
+      settings: { sandbox: { allowHosts: [`127.0.0.1:${allowed.port}`, `127.0.0.1:${slowPort}`] } },
+      env: (sandbox) => ({ HOME: join(sandbox.root, "user") }),
+    });
+    try {
+      const turn = s.prompt("go");
+      await slowReached;
+      await s.client.agent.notify(acp.methods.agent.session.cancel, { sessionId: s.sessionId });
+      expect((await turn).stopReason).toBe("cancelled");
+      // Settles only when the proxy ends its connection to the server.
+      await upstreamClosed;
+      expect((await s.prompt("again")).stopReason).toBe("end_turn");
+      expect(toolResultText(s.updates(), "fresh")).toContain("hello from allowed /fresh");
+    } finally {
+      closeAll(s, allowed.server, slow);
+    }
+  }, 60_000);
 
   test("in the editor's terminal the sandbox it runs has the same way out: the allowed host is reached, another is refused", async () => {
     const allowed = await site("allowed");

@@ -77,7 +77,7 @@ function hostileCases(allowed: number, other: number): Array<[string, string, bo
     ["userinfo", b64(`CONNECT evil:1@127.0.0.1:${allowed} HTTP/1.1\r\nHost: evil:1@127.0.0.1:${allowed}\r\n\r\n`), false],
     ["ipv6-loopback", b64(`CONNECT [::1]:${allowed} HTTP/1.1\r\n\r\n`), false],
     // The IPv4-mapped spelling is the allowed host itself (the one normaliser reads it so); NAT64 carries it without being it.
-    ["ipv6-mapped", b64(`CONNECT [::ffff:127.0.0.1]:${allowed} HTTP/1.1\r\n\r\n`), false],
+    ["ipv6-mapped", b64(`CONNECT [::ffff:127.0.0.1]:${allowed} HTTP/1.1\r\n\r\nGET /mapped HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), false],
     ["nat64", b64(`CONNECT [64:ff9b::127.0.0.1]:${allowed} HTTP/1.1\r\n\r\n`), false],
     ["trailing-dot", b64(`CONNECT 127.0.0.1.:${other} HTTP/1.1\r\n\r\n`), false],
     ["localhost", b64(`CONNECT localhost:${allowed} HTTP/1.1\r\n\r\n`), false],
@@ -226,7 +226,7 @@ describe.each(RUNTIMES)("sandbox.allowHosts on %s", (runtime) => {
 
       // The other server's handler never ran; the allowed one saw only what went through the proxy.
       expect(other.hits).toEqual([]);
-      expect(allowed.hits.sort()).toEqual(["/after", "/background", "/plain", "/tunnel"]);
+      expect(allowed.hits.sort()).toEqual(["/after", "/background", "/mapped", "/plain", "/tunnel"]);
     } finally {
       closeAll(s, allowed.server, other.server);
     }

@@ -52,6 +52,13 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     parsed = parseCommandLine(argv);
   } catch (error) {
     if (error instanceof UsageError) {
+      // Internal, not a command people type (never in --help): the sandbox's network forwarder when the
+      // executable is acp-edge itself. Looked for only here, so no start-up loads it.
+      const forwarder = await import("../runtime/sandbox/network/forwarder.ts");
+      if (argv[0] === forwarder.FORWARDER_COMMAND) {
+        await forwarder.runForwarderCommand();
+        return 0;
+      }
       printError(`acp-edge: ${error.message} (see acp-edge --help)`);
       return 2;
     }

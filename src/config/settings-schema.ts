@@ -275,7 +275,7 @@ export const SettingsSchema: v.GenericSchema<unknown, Settings> = v.object({
         mode: v.optional(v.picklist(SANDBOX_MODES)),
         allowWrite: v.optional(v.array(AbsolutePath)),
         denyRead: v.optional(v.array(AbsolutePath)),
-        allowHosts: v.optional(v.array(v.pipe(v.string(), v.check((text) => readHostEntry(text) !== undefined, "must be a host or host:port")))),
+        allowHosts: v.optional(v.array(v.pipe(v.string(), v.check((text) => readHostPattern(text, { wildcard: true }) !== undefined, "must be a host, host:port or *.domain, like packages.example.com or 127.0.0.1:3000")))),
         /** The bubblewrap to use instead of the system's (it must be root's alone, like the system's). */
         program: v.optional(AbsolutePath),
       }),

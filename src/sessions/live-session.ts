@@ -473,14 +473,14 @@ export class LiveSession {
     return this.#agent.backgroundCommands.list();
   }
 
-  /** Ends the session in this process: waiting prompts dropped, its turn cancelled and awaited, its background commands ended, its journal, MCP and language servers closed. */
+  /** Ends the session in this process: waiting prompts dropped, its turn cancelled and awaited, its background commands ended, its journal, MCP and language servers and sandbox network closed. */
   async close(reason: string): Promise<void> {
     this.#turn.close();
     this.cancel(reason);
     await this.turnSettled();
     // SessionEnd hooks run once its last turn is over, as it leaves this process (bounded by their timeouts).
     await this.hooks?.sessionEnded("other");
-    await Promise.all([this.recorder.journal.close(), this.#mcp?.close(), this.#agent.backgroundCommands.closeAll(), this.#languageServers?.close()]);
+    await Promise.all([this.recorder.journal.close(), this.#mcp?.close(), this.#agent.backgroundCommands.closeAll().finally(() => this.sandbox.close()), this.#languageServers?.close()]);
   }
 }
 

@@ -17,6 +17,8 @@ export interface SandboxStatus {
   /** What is missing for a sandbox, when none is available. */
   missing?: string;
   commands: "sandboxed" | "sandboxed read-only" | "not sandboxed" | "refused";
+  /** The hosts sandboxed commands may reach through the proxy (the user's `sandbox.allowHosts`), when any. */
+  allowHosts?: readonly string[];
 }
 
 /**
@@ -28,8 +30,9 @@ export function sandboxStatus(sandbox: SessionSandbox, mode: ApprovalMode): Sand
   const confinement = commandConfinement(mode, { mode: sandbox.mode, available: availability?.available ?? true }, false);
   const commands =
     confinement.kind === "sandbox" ? (confinement.readOnly ? "sandboxed read-only" : "sandboxed") : confinement.kind === "refuse" ? "refused" : "not sandboxed";
-  if (!availability) return { setting: sandbox.mode, commands };
-  return { setting: sandbox.mode, available: availability.available, ...(availability.available ? {} : { missing: availability.missing }), commands };
+  const hosts = sandbox.allowHosts.length > 0 ? { allowHosts: sandbox.allowHosts } : {};
+  if (!availability) return { setting: sandbox.mode, commands, ...hosts };
+  return { setting: sandbox.mode, available: availability.available, ...(availability.available ? {} : { missing: availability.missing }), commands, ...hosts };
 }
 
 /** The status with the machine probed first (for explicit questions: `session/status`, `/session`). */
@@ -41,11 +44,12 @@ export async function probedSandboxStatus(sandbox: SessionSandbox, mode: Approva
 /** One line for people: "Commands: run in the sandbox (bubblewrap)…". */
 export function describeSandboxStatus(status: SandboxStatus): string {
   const why = status.available === false ? ` (no sandbox here: missing ${status.missing})` : "";
+  const network = status.allowHosts ? `network only to ${status.allowHosts.join(", ")} through the proxy` : "no network";
   switch (status.commands) {
     case "sandboxed":
-      return "Commands: run in the sandbox (writes only in the session's folders and the temp dir, secrets hidden, no network)";
+      return `Commands: run in the sandbox (writes only in the session's folders and the temp dir, secrets hidden, ${network})`;
     case "sandboxed read-only":
-      return "Commands: run in a read-only sandbox (writes only in the temp dir, secrets hidden, no network)";
+      return `Commands: run in a read-only sandbox (writes only in the temp dir, secrets hidden, ${network})`;
     case "refused":
       return `Commands: refused — the sandbox setting is on${why}`;
     case "not sandboxed":

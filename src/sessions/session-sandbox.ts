@@ -3,7 +3,9 @@
  * machine can confine commands, and the confinement of a command — the
  * session's folders and the temp dir writable (only the temp dir in
  * `read-only` mode), the user's secrets and the agent's credential files
- * hidden, no network.
+ * hidden, no network — or, with `sandbox.allowHosts`, only those hosts,
+ * through the session's filtering proxy, started with the first confined
+ * command and closed with the session.
  * @module
  */
 import type { SandboxMode, Settings } from "../config/settings-schema.ts";
@@ -14,6 +16,7 @@ import { makeDirectory } from "../runtime/files/fs.ts";
 import { join } from "../runtime/files/path.ts";
 import { tempDirectory, userHomeDirectory } from "../runtime/process/process.ts";
 import type { SandboxAvailability } from "../runtime/sandbox/sandbox-probe.ts";
+import type { SessionNetwork } from "../runtime/sandbox/network/session-network.ts";
 import { HOME_SECRETS, type SandboxSpec } from "../runtime/sandbox/sandbox-spec.ts";
 
 /** What a session knows about confining its commands. */
@@ -27,8 +30,15 @@ export interface SessionSandbox {
   availability(): Promise<SandboxAvailability>;
   /** The availability once probed; undefined before. */
   known(): SandboxAvailability | undefined;
-  /** The confinement of one command; undefined where the machine has no sandbox (or before the probe). */
-  spec(readOnly: boolean): SandboxSpec | undefined;
+  /** Hosts sandboxed commands may reach through the filtering proxy (the user's `sandbox.allowHosts`). */
+  readonly allowHosts: readonly string[];
+  /**
+   * The confinement of one command; undefined where the machine has no sandbox (or before the probe).
+   * With allowed hosts, the first call starts the session's network (its proxy).
+   */
+  spec(readOnly: boolean): Promise<SandboxSpec | undefined>;
+  /** Ends the session's network, if one was started: its commands' connections and carriers. */
+  close(): Promise<void>;
   /** The session's folders that stay read-only in the sandbox although they are the session's (`/`, the home directory or above it). */
   readonly unwritableRoots: readonly string[];
 }
@@ -59,9 +69,13 @@ export function sessionSandbox(settings: Settings, agentHome: string, roots: rea
   const extraWritable = (setting.allowWrite ?? []).map(expandTilde);
   const unwritableRoots = roots.filter((root) => !writableRoot(root, home));
   const writable = roots.filter((root) => writableRoot(root, home));
+  const allowHosts = setting.allowHosts ?? [];
+  let network: Promise<SessionNetwork> | undefined;
+  let closed = false;
   return {
     mode,
     unwritableRoots,
+    allowHosts,
     async availability() {
       // The probe's code loads only when a session needs to know.
       known ??= await (await import("../runtime/sandbox/sandbox-probe.ts")).sandboxAvailability(setting.program === undefined ? undefined : expandTilde(setting.program));
@@ -70,11 +84,11 @@ export function sessionSandbox(settings: Settings, agentHome: string, roots: rea
       return known;
     },
     known: () => known,
-    spec(readOnlyMode) {
+    async spec(readOnlyMode) {
       const availability = known;
       if (!availability?.available) return undefined;
       const temp = tempDirectory();
-      return {
+      const spec: SandboxSpec = {
         program: availability.program,
         extraOptions: availability.extraOptions,
         writable: readOnlyMode ? [temp] : [...writable, temp, ...extraWritable],
@@ -82,6 +96,17 @@ export function sessionSandbox(settings: Settings, agentHome: string, roots: rea
         hidden,
         secretVariables: providerKeyVariables(settings),
       };
+      if (allowHosts.length === 0) return spec;
+      if (closed) throw new Error("the session is closed");
+      // The proxy's code loads with the first command that may use it.
+      network ??= import("../runtime/sandbox/network/session-network.ts").then(({ startSessionNetwork }) => startSessionNetwork(allowHosts));
+      const { network: way } = await network;
+      // Other commands' carriers are none of this one's business.
+      return { ...spec, hidden: [...hidden, way.carriers], network: way };
+    },
+    async close() {
+      closed = true;
+      (await network?.catch(() => undefined))?.close();
     },
   };
 }
@@ -108,9 +133,9 @@ function providerKeyVariables(settings: Settings): string[] {
 
 /**
  * What to tell the user when a session opens: a sandbox that the mode or setting asks for but that is
- * missing (probed only then), settings not applied.
+ * missing (probed only then), session folders that stay read-only.
  */
-export async function sandboxNotices(sandbox: SessionSandbox, settings: Settings, mode: string): Promise<string[]> {
+export async function sandboxNotices(sandbox: SessionSandbox, mode: string): Promise<string[]> {
   const notices: string[] = [];
   const wanted = sandbox.mode === "on" || (sandbox.mode === "auto" && (mode === "auto" || mode === "read-only"));
   const availability = wanted ? await sandbox.availability() : { available: true as const };
@@ -120,9 +145,6 @@ export async function sandboxNotices(sandbox: SessionSandbox, settings: Settings
   }
   if (wanted && sandbox.unwritableRoots.length > 0) {
     notices.push(`In the sandbox ${sandbox.unwritableRoots.join(", ")} stays read-only: a session folder that is / or holds your home directory is never writable to commands (run a command that must write there outside the sandbox: it asks first).`);
-  }
-  if (typeof settings.sandbox === "object" && (settings.sandbox.allowHosts?.length ?? 0) > 0) {
-    notices.push("sandbox.allowHosts is not supported yet: sandboxed commands reach no network at all. Run a command that needs the network outside the sandbox (it asks first).");
   }
   return notices;
 }

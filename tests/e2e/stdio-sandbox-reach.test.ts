@@ -186,7 +186,7 @@ describe.each(RUNTIMES)("what a confined command cannot reach on %s", (runtime) 
     }
   }, 60_000);
 
-  test("the environment of a confined command holds no provider key, token, password or agent socket", async () => {
+  test("the environment of a confined command, and of the sandbox's first process, holds no provider key, token, password or agent socket", async () => {
     const values = {
       LOCAL_LLM_KEY: "custom-provider-key-31a7",
       ANTHROPIC_API_KEY: "sk-ant-test-env-0123456789abcdef",
@@ -202,7 +202,8 @@ describe.each(RUNTIMES)("what a confined command cannot reach on %s", (runtime) 
         providers: { local: { api: "openai-compatible", baseUrl: "http://127.0.0.1:9/v1", apiKeyEnv: "LOCAL_LLM_KEY", models: [{ id: "m" }] } },
       },
       files: { "tmp/.keep": "" },
-      script: [bash("env", "env > env.txt; echo listed"), done],
+      // The sandbox's first process (bubblewrap's own, process 1 of the namespace) is readable to the command too.
+      script: [bash("env", "env > env.txt; tr '\\000' '\\n' < /proc/1/environ > init-env.txt; echo listed"), done],
       env: (sb) => ({ TMPDIR: join(sb.root, "tmp"), KEEP_THIS_VARIABLE: "visible-1d2c", ...values }),
       ...answering("allow_once"),
     });
@@ -211,9 +212,12 @@ describe.each(RUNTIMES)("what a confined command cannot reach on %s", (runtime) 
       expect(toolText(s.updates(), "env")).toContain('"sandboxed":true');
       const seen = readFileSync(join(s.sandbox.project, "env.txt"), "utf8");
       expect(seen).toContain("KEEP_THIS_VARIABLE=visible-1d2c");
+      const init = readFileSync(join(s.sandbox.project, "init-env.txt"), "utf8");
+      expect(init).toContain("KEEP_THIS_VARIABLE=visible-1d2c");
       for (const [name, value] of Object.entries(values)) {
         expect(seen).not.toContain(value);
         expect(seen).not.toContain(`${name}=`);
+        expect(init).not.toContain(value);
       }
     } finally {
       s.close();

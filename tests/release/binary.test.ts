@@ -1,15 +1,19 @@
 /**
  * `npm run build:binary` → release/acp-edge (Bun's --compile): `--version`,
- * `agent stdio` and `agent serve` from the binary alone, outside the project.
+ * `agent stdio` and `agent serve` from the binary alone, outside the project;
+ * a confined command's way to an allowed host through the binary's own
+ * forwarder command.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { copyFileSync, chmodSync, existsSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { join } from "node:path";
 import { makeSandbox, ROOT, runAgentCommand, type Launcher, type Sandbox } from "../helpers/agent-process.ts";
 import { checkServeTurn, checkStdioTurn, checkVersion } from "../helpers/artifact-checks.ts";
 import { checkFetchHtml } from "../helpers/artifact-fetch.ts";
 import { checkLoginRelaunch } from "../helpers/login-relaunch.ts";
+import { startScenario, toolText } from "../helpers/scenario.ts";
 
 let sandbox: Sandbox;
 let binary: Launcher;
@@ -52,6 +56,31 @@ describe("release/acp-edge (compiled with bun)", () => {
     expect(existsSync(join(sandbox.project, "preload-ran"))).toBe(false);
     for (const line of result.stdout.split("\n").filter((l) => l.startsWith("anthropic/"))) expect(line).toContain("no — run `acp-edge login");
   });
+
+  test("sandbox.allowHosts: a confined command reaches the allowed host through the binary's own forwarder, and not another", async () => {
+    const hits: string[] = [];
+    const server = createServer((request, response) => {
+      hits.push(request.url ?? "");
+      response.writeHead(200, { connection: "close" });
+      response.end(`hello from allowed ${request.url}\n`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    const port = (server.address() as { port: number }).port;
+    const s = await startScenario(binary, {
+      script: [{ toolCalls: [{ id: "net", name: "bash", input: { command: `curl -sS --max-time 20 http://127.0.0.1:${port}/binary; curl -sS --max-time 20 http://127.0.0.1:${port + 1}/other` } }] }, { text: "done" }],
+      args: ["--approval-mode", "auto"],
+      settings: { sandbox: { allowHosts: [`127.0.0.1:${port}`] } },
+    });
+    try {
+      expect((await s.prompt("go")).stopReason).toBe("end_turn");
+      expect(toolText(s.updates(), "net")).toContain("hello from allowed /binary");
+      expect(toolText(s.updates(), "net")).toContain(`127.0.0.1:${port + 1} is not in sandbox.allowHosts`);
+      expect(hits).toEqual(["/binary"]);
+    } finally {
+      s.close();
+      server.close();
+    }
+  }, 60_000);
 
   test("agent serve: /healthz, a WebSocket turn, SIGTERM exits 0, session kept", async () => {
     await checkServeTurn(binary, sandbox, "the binary serves");

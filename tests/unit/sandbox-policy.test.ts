@@ -116,12 +116,12 @@ describe("a session's sandbox", () => {
     expect(sandbox.mode).toBe("on");
     // Nothing is known (or spawned) before something asks.
     expect(sandbox.known()).toBeUndefined();
-    expect(sandbox.spec(false)).toBeUndefined();
+    expect(await sandbox.spec(false)).toBeUndefined();
     const availability = await sandbox.availability();
     expect(availability.available).toBe(true);
-    const spec = sandbox.spec(false)!;
+    const spec = (await sandbox.spec(false))!;
     expect(spec.writable).toEqual(["/srv/repo-a", "/srv/repo-b", tmpdir(), "/opt/cache"]);
-    expect(sandbox.spec(true)!.writable).toEqual([tmpdir()]);
+    expect((await sandbox.spec(true))!.writable).toEqual([tmpdir()]);
     expect(spec.hidden).toContain(join(agentHome, "auth.json"));
     expect(spec.hidden).toContain(join(agentHome, "api-token"));
     expect(spec.hidden).toContain(join(process.env.HOME!, ".ssh"));
@@ -133,11 +133,12 @@ describe("a session's sandbox", () => {
 });
 
 describe("notices", () => {
-  test("allowHosts is not supported yet and says so; nothing is said where the sandbox works", async () => {
-    const settings = { sandbox: { mode: "auto" as const, allowHosts: ["registry.internal"] } };
-    const notices = await sandboxNotices(sessionSandbox(settings, join(dir, "agent-home"), [dir]), settings, "auto");
-    expect(notices).toEqual([expect.stringContaining("sandbox.allowHosts is not supported yet")]);
-    expect(await sandboxNotices(sessionSandbox({}, join(dir, "agent-home"), [dir]), {}, "auto")).toEqual([]);
+  test("allowHosts is honoured, so nothing is said about it; nothing is said where the sandbox works", async () => {
+    const settings = { sandbox: { mode: "auto" as const, allowHosts: ["registry.internal", "*.example.com"] } };
+    const sandbox = sessionSandbox(settings, join(dir, "agent-home"), [dir]);
+    expect(await sandboxNotices(sandbox, "auto")).toEqual([]);
+    expect(sandbox.allowHosts).toEqual(["registry.internal", "*.example.com"]);
+    expect(await sandboxNotices(sessionSandbox({}, join(dir, "agent-home"), [dir]), "auto")).toEqual([]);
   });
 });
 
@@ -210,9 +211,9 @@ describe("the places a command cannot change or move", () => {
     const home = process.env.HOME!;
     const sandbox = sessionSandbox({ sandbox: "on" }, join(dir, "agent-home"), ["/", home, join(home, "project"), "/srv/app"]);
     await sandbox.availability();
-    expect(sandbox.spec(false)!.writable).toEqual([join(home, "project"), "/srv/app", tmpdir()]);
+    expect((await sandbox.spec(false))!.writable).toEqual([join(home, "project"), "/srv/app", tmpdir()]);
     expect(sandbox.unwritableRoots).toEqual(["/", home]);
-    const notices = await sandboxNotices(sandbox, {}, "auto");
+    const notices = await sandboxNotices(sandbox, "auto");
     expect(notices).toEqual([expect.stringContaining("stays read-only")]);
   });
 });
@@ -238,10 +239,13 @@ describe("which bubblewrap is trusted", () => {
 });
 
 describe("the environment of a confined command (seeded fuzz)", () => {
-  /** The `sh -c prelude sh shell -c command` part of a confined command line (after bubblewrap's `--`). */
+  /** The `sh -c prelude sh` in front of bubblewrap and the `shell -c command` after its `--`, without bubblewrap between them. */
   async function prelude(secretVariables: string[]): Promise<string[]> {
     const args = await confinedCommand({ program: "/usr/bin/bwrap", extraOptions: [], writable: [], hidden: [], secretVariables }, "/bin/sh", "env");
-    return args.slice(args.indexOf("--") + 1);
+    // The prelude comes first; bubblewrap's part starts with the shell that opens the socket filter.
+    expect(args.slice(0, 2)).toEqual(["/bin/sh", "-c"]);
+    expect(args[2]).toContain("unset");
+    return [...args.slice(0, 4), ...args.slice(args.indexOf("--") + 1)];
   }
   const matches = (name: string, extra: readonly string[]) =>
     [...SECRET_VARIABLE_PATTERNS, ...extra].some((pattern) => new RegExp(`^${pattern.replaceAll("*", ".*")}$`).test(name));

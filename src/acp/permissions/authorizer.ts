@@ -53,7 +53,12 @@ export function createAuthorizer({ live, client }: AuthorizerOptions): ToolAutho
     const hook = request.stepDecision;
     const decision = hook?.decision === "ask" ? "ask" : hook?.decision === "allow" ? "allow" : verdict.decision;
     // The confinement is worked out now, for the session's folders as they are.
-    const sandbox = verdict.sandbox ? live.sandbox.spec(verdict.sandbox.readOnly) : undefined;
+    let sandbox: Awaited<ReturnType<typeof live.sandbox.spec>>;
+    try {
+      sandbox = verdict.sandbox ? await live.sandbox.spec(verdict.sandbox.readOnly) : undefined;
+    } catch (error) {
+      return { allowed: false, reason: `The sandbox's network for the allowed hosts could not start (${error instanceof Error ? error.message : String(error)}); nothing was run.` };
+    }
     if (verdict.sandbox && !sandbox) return { allowed: false, reason: "The sandbox this command must run in is not available; nothing was run." };
     if (decision === "allow") return await allowed(verdict.outside);
 

@@ -16,6 +16,13 @@ export interface Invocation {
 /** Where a compiled Bun executable keeps its own code: a virtual path, not a file anyone can run. */
 const BUN_EMBEDDED = /^(\/\$bunfs\/|[A-Z]:[\\/]~BUN[\\/])/;
 
+/** Whether this process is a compiled Bun executable (acp-edge itself, not a runtime running a script). */
+export function isCompiledExecutable(): boolean {
+  if (runtimeName !== "bun") return false;
+  const main = (globalThis as { Bun?: { main?: string } }).Bun?.main ?? process.argv[1] ?? "";
+  return BUN_EMBEDDED.test(main) || BUN_EMBEDDED.test(process.argv[1] ?? "");
+}
+
 /**
  * The runtime (or compiled executable) and the arguments that started this
  * process: the script and the command-line arguments, with the runtime's own
@@ -26,8 +33,7 @@ export function ownInvocation(): Invocation {
   const script = process.argv[1] ?? "";
   const cliArgs = process.argv.slice(2);
   if (runtimeName === "bun") {
-    const main = (globalThis as { Bun?: { main?: string } }).Bun?.main ?? script;
-    if (BUN_EMBEDDED.test(main) || BUN_EMBEDDED.test(script)) return { command, args: cliArgs };
+    if (isCompiledExecutable()) return { command, args: cliArgs };
     return { command, args: [...process.execArgv, script, ...cliArgs] };
   }
   if (runtimeName === "deno") {

@@ -2,7 +2,9 @@
  * The bubblewrap command line that confines one command: the whole file
  * system read-only, the writable folders bound back writable, the secrets
  * covered (an empty read-only folder over a folder, an empty file over a
- * file), no network (a namespace of its own: not even loopback), its own
+ * file), no network (a namespace of its own with only its own loopback;
+ * with allowed hosts, a carrier to the agent's filtering proxy: see
+ * network/sandbox-network.ts), its own
  * process ids (nothing outside is visible or reachable), a user namespace
  * of its own with every capability dropped (a command the agent runs as
  * root keeps none: no remounting, no kernel modules) and no nested user
@@ -39,12 +41,19 @@ export const NO_NESTED_USER_NAMESPACES = "--disable-userns";
  * runs, the editor's terminal included, which can pass no descriptor of its own.
  */
 export const FILTER_OPENER = 'exec 3<"$0" || exit 126; exec "$@"';
+/**
+ * With allowed hosts, the same shell also opens the command's carrier (its two named pipes: the one
+ * to read, the one to write, each met by the agent's relay) as descriptors 4 and 5, which bubblewrap
+ * passes in: `sh -c CARRIER_OPENER <filter file> <down> <up> <bwrap> <options…>`. Opened one way each,
+ * so the forwarder reads an end when the relay goes, and stops.
+ */
+export const CARRIER_OPENER = 'exec 3<"$0" 4<"$1" 5>"$2" || exit 126; shift 2; exec "$@"';
 
-/** `[shell, …, program, ...options, "--"]`: put the command after it. */
-export async function bwrapArguments(spec: SandboxSpec): Promise<string[]> {
+/** `[shell, …, program, ...options, "--"]`: put the command after it; with a carrier, its pipes are opened in front. */
+export async function bwrapArguments(spec: SandboxSpec, carrier?: { down: string; up: string }): Promise<string[]> {
   const filter = await socketFilterFile();
   return [
-    "/bin/sh", "-c", FILTER_OPENER, filter.file,
+    "/bin/sh", "-c", ...(carrier ? [CARRIER_OPENER, filter.file, carrier.down, carrier.up] : [FILTER_OPENER, filter.file]),
     // The filter's folder read-only inside, and pinned where it lies in the writable temp dir: no command
     // changes or moves the filter the next one gets.
     spec.program, ...(await mountArguments({ ...spec, readOnly: [...(spec.readOnly ?? []), filter.folder] })),

@@ -1,13 +1,17 @@
 /**
- * The whole command line of a confined command: bubblewrap's options, then,
- * inside the sandbox, a small `/bin/sh` prelude that drops the environment's
- * secrets before it execs the shell that runs the command. Inside the
- * sandbox, not in the agent: the editor's terminal runs the same line with
- * the editor's own environment, which the agent never sees.
+ * The whole command line of a confined command: a small `/bin/sh` prelude
+ * that drops the environment's secrets, then bubblewrap and its options,
+ * then the shell that runs the command. In front of bubblewrap, not inside:
+ * bubblewrap's own process is the first of the sandbox's process namespace,
+ * and its environment is readable there (`/proc/1/environ`), so the secrets
+ * must be gone before it starts. In the command line, not in the agent: the
+ * editor's terminal runs the same line with the editor's own environment,
+ * which the agent never sees.
  * @module
  */
 import { bwrapArguments } from "./bwrap-arguments.ts";
 import type { SandboxSpec } from "./sandbox-spec.ts";
+import { networkPrelude } from "./network/sandbox-network.ts";
 
 /**
  * Variables a confined command never gets, as `case` patterns: keys, tokens, secrets and
@@ -34,7 +38,11 @@ export const SECRET_VARIABLE_PATTERNS = [
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** `[program, ...args]` that runs `<shell> -c command` confined by `spec`, its environment cleaned first. */
+/**
+ * `[program, ...args]` that runs `<shell> -c command` confined by `spec`, its environment cleaned
+ * first — for bubblewrap and, when the command may reach allowed hosts, the forwarder too: both share
+ * the command's process namespace, so their environments are readable to the command.
+ */
 export async function confinedCommand(spec: SandboxSpec, shell: string, command: string): Promise<string[]> {
   // Only plain names become patterns: nothing a setting holds can change the prelude's syntax.
   const names = [...SECRET_VARIABLE_PATTERNS, ...(spec.secretVariables ?? []).filter((name) => VARIABLE_NAME.test(name))];
@@ -50,5 +58,13 @@ export async function confinedCommand(spec: SandboxSpec, shell: string, command:
     "set +f",
     'exec "$@"',
   ].join("\n");
-  return [...(await bwrapArguments(spec)), "/bin/sh", "-c", prelude, "sh", shell, "-c", command];
+  const cleaned = ["/bin/sh", "-c", prelude, "sh"];
+  if (!spec.network) return [...cleaned, ...(await bwrapArguments(spec)), shell, "-c", command];
+  const carrier = await spec.network.openCarrier();
+  try {
+    return [...cleaned, ...(await bwrapArguments(spec, carrier)), ...networkPrelude(spec.network), shell, "-c", command];
+  } catch (error) {
+    carrier.close();
+    throw error;
+  }
 }

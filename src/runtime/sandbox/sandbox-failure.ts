@@ -2,7 +2,8 @@
  * Telling, conservatively, that a confined command failed because of the
  * sandbox: it failed, and its output carries an error the sandbox causes —
  * a read-only file system or a refused permission on a path outside the
- * writable folders, or a network that cannot be reached. The hint lets the
+ * writable folders, or a network that cannot be reached (a host the
+ * sandbox's proxy refused among them). The hint lets the
  * model ask to run the command outside the sandbox; it never decides
  * anything itself.
  * @module
@@ -12,7 +13,7 @@ import type { SandboxSpec } from "./sandbox-spec.ts";
 
 const FILE_ERRORS = /read-only file system|permission denied|operation not permitted|EROFS|EACCES|EPERM/i;
 const NETWORK_ERRORS =
-  /network is unreachable|could not resolve host|temporary failure in name resolution|name or service not known|ENETUNREACH|EAI_AGAIN|getaddrinfo|connection refused|ECONNREFUSED|cannot assign requested address/i;
+  /network is unreachable|could not resolve host|temporary failure in name resolution|name or service not known|ENETUNREACH|EAI_AGAIN|getaddrinfo|connection refused|ECONNREFUSED|cannot assign requested address|acp-edge sandbox proxy|from proxy after CONNECT|CONNECT tunnel failed/i;
 /** Absolute paths named in an error line (quoted or bare). */
 const PATHS = /(?:^|[\s'"`‘(:])(\/[^\s'"`’):]*)/g;
 

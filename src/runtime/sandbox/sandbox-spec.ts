@@ -1,10 +1,12 @@
 /**
  * What a sandboxed command may touch: the folders it may write (everything
  * else is read-only), the paths it may not read at all, and the program that
- * confines it. Commands in the sandbox never reach the network, loopback
- * included.
+ * confines it. Commands in the sandbox reach no network beyond their own
+ * loopback, unless the user allowed hosts: then only those, through the
+ * filtering proxy.
  * @module
  */
+import type { SandboxNetwork } from "./network/sandbox-network.ts";
 
 /** The confinement of one command. */
 export interface SandboxSpec {
@@ -23,6 +25,8 @@ export interface SandboxSpec {
   hidden: readonly string[];
   /** Environment variables the command never gets beyond those every confined command loses (the providers' keys). */
   secretVariables?: readonly string[];
+  /** With `sandbox.allowHosts`: the way to the session's filtering proxy; without, no network at all. */
+  network?: SandboxNetwork;
 }
 
 /**

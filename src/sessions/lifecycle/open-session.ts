@@ -184,7 +184,7 @@ export async function openSession(services: AgentServices, request: OpenSessionR
   // The mode the user chose in the session survives a reload.
   const mode = restored?.mode ?? settings.approvalMode ?? "ask";
   const sandbox = sessionSandbox(settings, home, workspace.roots, services.sessionDir);
-  notices.push(...(await sandboxNotices(sandbox, settings, mode)));
+  notices.push(...(await sandboxNotices(sandbox, mode)));
   const journal = await request.journal(id);
   const live = new LiveSession({
     agent,

@@ -7,6 +7,7 @@ import * as v from "valibot";
 import { readHostEntry } from "../runtime/fetch/allowed-hosts.ts";
 import { readHostPattern } from "../runtime/fetch/host-key.ts";
 import { canonicalOrigin } from "./web-origin.ts";
+import { AWS_REGION, AZURE_RESOURCE, GCP_LOCATION, GCP_PROJECT } from "./cloud-names.ts";
 
 export const APPROVAL_MODES = ["read-only", "ask", "write", "auto", "yolo"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
@@ -63,18 +64,40 @@ const ModelEntrySchema = v.object({
   price: v.optional(PriceSchema),
 });
 
+/** The wire APIs a provider can speak. */
+export const PROVIDER_KINDS = ["anthropic", "openai", "openai-compatible", "google", "vertex", "bedrock", "azure"] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
 /** A provider of `settings.json`'s `providers`. */
 export interface ProviderSettings {
-  api: "anthropic" | "openai" | "openai-compatible";
+  api: ProviderKind;
   baseUrl?: string;
   /** Name of the environment variable holding the key; no key needed when absent. */
   apiKeyEnv?: string;
   headers?: Record<string, string>;
   models?: ModelEntry[];
+  /** `vertex`: the Google Cloud project and location (`us-central1`, `global`). */
+  project?: string;
+  location?: string;
+  /** `bedrock`: the AWS region. */
+  region?: string;
+  /** `azure`: the resource name (`https://NAME.openai.azure.com`), the API version, and whether the key is an Entra token. */
+  resourceName?: string;
+  apiVersion?: string;
+  auth?: "api-key" | "entra";
 }
 
+/** A name that ends up in a URL must be the cloud's own spelling of it. */
+const cloudName = (pattern: RegExp, what: string) => v.pipe(v.string(), v.regex(pattern, `must be a ${what}`));
+
 const ProviderSchema = v.object({
-  api: v.picklist(["anthropic", "openai", "openai-compatible"]),
+  api: v.picklist(PROVIDER_KINDS),
+  project: v.optional(cloudName(GCP_PROJECT, "Google Cloud project id")),
+  location: v.optional(cloudName(GCP_LOCATION, "Vertex location such as us-central1 or global")),
+  region: v.optional(cloudName(AWS_REGION, "AWS region such as us-east-1")),
+  resourceName: v.optional(cloudName(AZURE_RESOURCE, "Azure resource name")),
+  apiVersion: v.optional(cloudName(/^[A-Za-z0-9.-]{1,40}$/, "an API version such as 2025-04-01-preview or v1")),
+  auth: v.optional(v.picklist(["api-key", "entra"])),
   baseUrl: v.optional(v.pipe(v.string(), v.url())),
   /** Name of the environment variable holding the key; no key needed when absent. */
   apiKeyEnv: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name"))),

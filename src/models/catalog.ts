@@ -24,6 +24,14 @@ const gpt = (contextWindow: number, maxOutputTokens: number, input: number, outp
   price: { input, output, cacheRead },
 });
 
+const gemini = (input: number, output: number, cacheRead: number, maxOutputTokens = 65_536): Entry => ({
+  contextWindow: 1_048_576,
+  maxOutputTokens,
+  reasoning: true,
+  input: ["text", "image"],
+  price: { input, output, cacheRead },
+});
+
 const CATALOG: Record<string, Record<string, Entry>> = {
   anthropic: {
     "claude-opus-4-5": claude(200_000, 64_000, 5, 25),
@@ -47,6 +55,22 @@ const CATALOG: Record<string, Record<string, Entry>> = {
     o3: gpt(200_000, 100_000, 2, 8, 0.5, true),
     "o4-mini": gpt(200_000, 100_000, 1.1, 4.4, 0.275, true),
   },
+  // The clouds: a few current models each (the catalogue of every provider comes from models.dev).
+  google: {
+    "gemini-2.5-pro": gemini(1.25, 10, 0.125),
+    "gemini-2.5-flash": gemini(0.3, 2.5, 0.03),
+  },
+  vertex: {
+    "gemini-2.5-pro": gemini(1.25, 10, 0.125),
+    "gemini-2.5-flash": gemini(0.3, 2.5, 0.03),
+    "claude-sonnet-4-5@20250929": claude(200_000, 64_000, 3, 15),
+    "claude-haiku-4-5@20251001": claude(200_000, 64_000, 1, 5),
+  },
+  bedrock: {
+    "us.anthropic.claude-sonnet-4-5-20250929-v1:0": claude(200_000, 64_000, 3, 15),
+    "anthropic.claude-sonnet-4-5-20250929-v1:0": claude(200_000, 64_000, 3, 15),
+    "us.anthropic.claude-haiku-4-5-20251001-v1:0": claude(200_000, 64_000, 1, 5),
+  },
   faux: {
     echo: { name: "Faux echo (offline)", contextWindow: 128_000, maxOutputTokens: 16_384, reasoning: false, input: ["text", "image"], price: { input: 0, output: 0 } },
     script: { name: "Faux script (offline)", contextWindow: 128_000, maxOutputTokens: 16_384, reasoning: true, input: ["text", "image"], price: { input: 0, output: 0 } },
@@ -57,6 +81,9 @@ const CATALOG: Record<string, Record<string, Entry>> = {
 export const PREFERRED_DEFAULTS: Record<string, string> = {
   anthropic: "claude-sonnet-4-5",
   openai: "gpt-5",
+  google: "gemini-2.5-pro",
+  vertex: "claude-sonnet-4-5@20250929",
+  bedrock: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
 };
 
 /** Catalog ids of a provider, in catalog order. */

@@ -6,8 +6,9 @@
 import { resolveCredential, type Credential, type ProviderConfig } from "../config/providers.ts";
 import type { AuthFile, Settings } from "../config/settings-schema.ts";
 import { env } from "../runtime/process/process.ts";
-import { catalogInfo, catalogModelIds, PREFERRED_DEFAULTS } from "./catalog.ts";
+import { catalogInfo, catalogModelIds, isKnownModel, PREFERRED_DEFAULTS } from "./catalog.ts";
 import { longCachePrice } from "./prompt-cache.ts";
+import { isClaudeModel } from "./wire.ts";
 import { createFauxModel } from "./faux.ts";
 import { FauxScript, loadFauxScript, type FauxStep } from "./faux-script.ts";
 import type { ModelClient, ModelInfo } from "./types.ts";
@@ -117,8 +118,10 @@ export class ModelRegistry {
       provider: provider.name,
       api: provider.api,
       ...(provider.baseUrl ? { baseUrl: provider.baseUrl } : {}),
-      ...(choice.credential.apiKey ? { apiKey: choice.credential.apiKey } : {}),
+      ...("apiKey" in choice.credential && choice.credential.apiKey ? { apiKey: choice.credential.apiKey } : {}),
+      ...("google" in choice.credential && choice.credential.google ? { google: choice.credential.google } : {}),
       ...(provider.headers ? { headers: provider.headers } : {}),
+      ...pick(provider, ["project", "location", "region", "resourceName", "apiVersion", "entra"]),
       maxRetries: this.#options.settings.maxRetries ?? 2,
       ...(this.#options.settings.promptCache ? { promptCache: this.#options.settings.promptCache } : {}),
     });
@@ -127,12 +130,13 @@ export class ModelRegistry {
   #choice(provider: ProviderConfig, id: string): ModelChoice {
     const declared = provider.models.find((m) => m.id === id);
     const override = this.#options.settings.models?.[`${provider.name}/${id}`];
-    const base = catalogInfo(provider.name, id);
+    // A custom provider of a cloud kind serves that cloud's models: the built-in provider's catalog entries apply.
+    const base = isKnownModel(provider.name, id) || provider.api === "faux" ? catalogInfo(provider.name, id) : catalogInfo(provider.api, id);
     const info: ModelInfo = { ...base, ...stripUndefined(declared ?? {}), ...stripUndefined(override ?? {}), provider: provider.name, id };
     if (declared?.name === undefined && override?.name === undefined) info.name = base.name;
     // A cache-write price someone configured is the price; the 1-hour cache's 2x applies only to the catalog's.
     const configuredWrite = declared?.price?.cacheWrite !== undefined || override?.price?.cacheWrite !== undefined;
-    if (provider.api === "anthropic" && this.#options.settings.promptCache === "long" && info.price && !configuredWrite) info.price = longCachePrice(info.price);
+    if (provider.api !== "faux" && isClaudeModel(provider.api, id) && this.#options.settings.promptCache === "long" && info.price && !configuredWrite) info.price = longCachePrice(info.price);
     return {
       spec: `${provider.name}/${id}`,
       info,
@@ -149,6 +153,10 @@ export class ModelRegistry {
     })();
     return this.#fauxScript;
   }
+}
+
+function pick<T extends object, K extends keyof T>(value: T, keys: K[]): Partial<Pick<T, K>> {
+  return Object.fromEntries(keys.filter((key) => value[key] !== undefined).map((key) => [key, value[key]])) as Partial<Pick<T, K>>;
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

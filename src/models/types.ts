@@ -5,6 +5,8 @@
  * change without touching them.
  * @module
  */
+import type { GoogleCredentialSource } from "../config/cloud-credentials.ts";
+import type { ProviderKind } from "../config/settings-schema.ts";
 
 /** Reasoning effort, from none to the most a provider offers. */
 export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
@@ -149,8 +151,8 @@ export class ModelError extends Error {
   }
 }
 
-/** Which wire protocol a provider speaks. */
-export type ProviderApi = "anthropic" | "openai" | "openai-compatible";
+/** Which kind of provider it is: its API, and for the clouds how it authenticates. */
+export type ProviderApi = ProviderKind;
 
 /** Where and how to reach a provider; built by the registry from settings and credentials. */
 export interface ProviderEndpoint {
@@ -165,4 +167,14 @@ export interface ProviderEndpoint {
   maxRetries: number;
   /** Prompt caching: the provider's default retention (`short`, the default), its longer one (`long`), or none (`off`). */
   promptCache?: "off" | "short" | "long";
+  /** `vertex`: project and location (unless `baseUrl` names them) and where the Google credentials come from. */
+  project?: string;
+  location?: string;
+  google?: GoogleCredentialSource;
+  /** `bedrock`: the AWS region the requests are signed for. */
+  region?: string;
+  /** `azure`: resource name (unless `baseUrl`), API version, and whether `apiKey` is an Entra token (`Authorization: Bearer`). */
+  resourceName?: string;
+  apiVersion?: string;
+  entra?: boolean;
 }

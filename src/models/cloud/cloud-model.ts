@@ -10,6 +10,7 @@ import type { LanguageModel } from "../ai-sdk-v3.ts";
 import { ModelError, type ModelInfo, type ProviderEndpoint } from "../types.ts";
 import { isVertexClaude } from "../wire.ts";
 import { registerSecret } from "../../runtime/secrets.ts";
+import { commonJsExports } from "./commonjs-exports.ts";
 import { googleTokenSource } from "./google-token.ts";
 
 type Fetch = typeof globalThis.fetch;
@@ -56,10 +57,13 @@ async function vertexModel(info: ModelInfo, endpoint: ProviderEndpoint, fetch: F
   if (!endpoint.google) throw new ModelError(`${endpoint.provider}: no Google credentials (set GOOGLE_APPLICATION_CREDENTIALS or run \`gcloud auth application-default login\`)`);
   const tokens = googleTokenSource(endpoint.google, fetch);
   let base = endpoint.baseUrl;
+  // A gateway's URL may name neither; the package wants both all the same (it builds no URL from them then).
+  const named = base ? /\/projects\/([^/]+)\/locations\/([^/]+)$/.exec(base) : null;
+  let project = named?.[1] ?? endpoint.project ?? "";
+  const location = named?.[2] ?? endpoint.location ?? DEFAULT_VERTEX_LOCATION;
   if (!base) {
-    const project = endpoint.project ?? (await tokens.project());
+    project ||= (await tokens.project()) ?? "";
     if (!project) throw new ModelError(`${endpoint.provider}: no Google Cloud project: set GOOGLE_CLOUD_PROJECT, or "project" for this provider in settings.json`);
-    const location = endpoint.location ?? DEFAULT_VERTEX_LOCATION;
     base = `https://${vertexHost(location)}/v1/projects/${project}/locations/${location}`;
   }
   const generateAuthToken = () => tokens.token();
@@ -67,7 +71,8 @@ async function vertexModel(info: ModelInfo, endpoint: ProviderEndpoint, fetch: F
     const { createVertexAnthropic } = await import("@ai-sdk/google-vertex/anthropic");
     return createVertexAnthropic({ baseURL: `${base}/publishers/anthropic/models`, headers: endpoint.headers, fetch, generateAuthToken })(info.id);
   }
-  const [{ createVertex }, { AuthClient }] = await Promise.all([import("@ai-sdk/google-vertex"), import("google-auth-library")]);
+  const [{ createVertex }, library] = await Promise.all([import("@ai-sdk/google-vertex"), import("google-auth-library")]);
+  const { AuthClient } = commonJsExports(library, "AuthClient");
   // The Gemini side takes its token from a google-auth-library client: this one hands out ours.
   class TokenClient extends AuthClient {
     override async getAccessToken() {
@@ -83,6 +88,8 @@ async function vertexModel(info: ModelInfo, endpoint: ProviderEndpoint, fetch: F
   return createVertex({
     // An empty key keeps the package from reading GOOGLE_VERTEX_API_KEY (its express mode).
     apiKey: "",
+    project: project || "unnamed",
+    location,
     baseURL: `${base}/publishers/google`,
     headers: endpoint.headers,
     fetch,
@@ -110,7 +117,7 @@ async function bedrockModel(info: ModelInfo, endpoint: ProviderEndpoint, fetch: 
 let chain: Promise<() => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string }>> | undefined;
 function awsChain() {
   chain ??= (async () => {
-    const { defaultProvider } = await import("@aws-sdk/credential-provider-node");
+    const { defaultProvider } = commonJsExports(await import("@aws-sdk/credential-provider-node"), "defaultProvider");
     const provider = defaultProvider();
     return async () => {
       const credentials = await provider();

@@ -18,6 +18,7 @@ import type { GoogleCredentialSource } from "../../config/cloud-credentials.ts";
 import { fileVersionSync, readTextFile } from "../../runtime/files/fs.ts";
 import { registerSecret } from "../../runtime/secrets.ts";
 import { ModelError } from "../types.ts";
+import { commonJsExports } from "./commonjs-exports.ts";
 
 const SCOPE = "https://www.googleapis.com/auth/cloud-platform";
 const GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token";
@@ -216,7 +217,7 @@ function base64url(data: string | Uint8Array): string {
 
 /** The metadata server and the credential types this module does not exchange itself. */
 async function libraryToken(source: GoogleCredentialSource): Promise<{ token: string; expiresInMs: number }> {
-  const { GoogleAuth } = await import("google-auth-library");
+  const { GoogleAuth } = commonJsExports(await import("google-auth-library"), "GoogleAuth");
   const auth = new GoogleAuth({ scopes: [SCOPE], ...(source.kind === "file" ? { keyFilename: source.path } : {}) });
   try {
     const client = await auth.getClient();

@@ -88,15 +88,15 @@ export interface ProviderSettings {
 }
 
 /** A name that ends up in a URL must be the cloud's own spelling of it. */
-const cloudName = (pattern: RegExp, what: string) => v.pipe(v.string(), v.regex(pattern, `must be a ${what}`));
+const cloudName = (pattern: RegExp, message: string) => v.pipe(v.string(), v.regex(pattern, message));
 
 const ProviderSchema = v.object({
   api: v.picklist(PROVIDER_KINDS),
-  project: v.optional(cloudName(GCP_PROJECT, "Google Cloud project id")),
-  location: v.optional(cloudName(GCP_LOCATION, "Vertex location such as us-central1 or global")),
-  region: v.optional(cloudName(AWS_REGION, "AWS region such as us-east-1")),
-  resourceName: v.optional(cloudName(AZURE_RESOURCE, "Azure resource name")),
-  apiVersion: v.optional(cloudName(/^[A-Za-z0-9.-]{1,40}$/, "an API version such as 2025-04-01-preview or v1")),
+  project: v.optional(cloudName(GCP_PROJECT, "must be a Google Cloud project id such as my-project-123")),
+  location: v.optional(cloudName(GCP_LOCATION, "must be a Vertex location such as us-central1 or global")),
+  region: v.optional(cloudName(AWS_REGION, "must be an AWS region such as us-east-1")),
+  resourceName: v.optional(cloudName(AZURE_RESOURCE, "must be an Azure resource name (letters, digits and hyphens)")),
+  apiVersion: v.optional(cloudName(/^[A-Za-z0-9.-]{1,40}$/, "must be an API version such as 2024-10-21 or v1")),
   auth: v.optional(v.picklist(["api-key", "entra"])),
   baseUrl: v.optional(v.pipe(v.string(), v.url())),
   /** Name of the environment variable holding the key; no key needed when absent. */

@@ -6,7 +6,9 @@
 import { printOut } from "../runtime/log.ts";
 import type { AgentServices } from "../sessions/services.ts";
 
-export function runModelsCommand(services: AgentServices): number {
+export async function runModelsCommand(services: AgentServices): Promise<number> {
+  // Also loads the clouds' credential checks.
+  await services.registry.refresh();
   const rows = services.registry.list();
   const width = Math.max(...rows.map((r) => r.spec.length), 5);
   const lines = [`${"MODEL".padEnd(width)}  CONTEXT   CREDENTIALS`];

@@ -10,9 +10,10 @@
 import { join } from "../runtime/files/path.ts";
 import { fileVersionSync } from "../runtime/files/fs.ts";
 import { env, platform, userHomeDirectory } from "../runtime/process/process.ts";
+import { registerSecret } from "../runtime/secrets.ts";
+import { AWS_REGION, AZURE_RESOURCE, checkedName, CloudNameError, GCP_LOCATION, GCP_PROJECT } from "./cloud-names.ts";
+import type { Credential, GoogleCredentialSource, ProviderConfig } from "./provider-types.ts";
 
-/** Where Google credentials come from: a file (service account, gcloud user login), or the metadata server of the machine. */
-export type GoogleCredentialSource = { kind: "file"; path: string } | { kind: "metadata" };
 
 /** gcloud's own file for `gcloud auth application-default login`. */
 function gcloudCredentialsFile(): string | undefined {
@@ -59,5 +60,91 @@ export function awsChainPresent(): boolean {
   return files.some((file) => !!file && !!fileVersionSync(file)?.isFile);
 }
 
-/** The AWS secrets of the environment: registered for redaction as soon as the configuration is read. */
-export const AWS_SECRET_VARIABLES = ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK"];
+/** Where a built-in cloud provider runs, from the environment; each name checked before it can reach a URL. */
+export interface Placement {
+  project?: string;
+  location?: string;
+  region?: string;
+  resourceName?: string;
+  /** Azure: the key is an Entra token. */
+  entra?: boolean;
+  apiKeyEnv?: string;
+  /** Why the provider cannot be used (a malformed name): only that provider is then unusable, not the program. */
+  problem?: string;
+}
+
+export function builtInPlacement(name: string): Placement {
+  const fromEnv = (names: string[], pattern: RegExp, what: string) => {
+    const variable = names.find((n) => env(n));
+    return variable ? checkedName(env(variable)!, pattern, what, variable) : undefined;
+  };
+  try {
+    switch (name) {
+      case "vertex": {
+        const project = fromEnv(["GOOGLE_VERTEX_PROJECT", "GOOGLE_CLOUD_PROJECT"], GCP_PROJECT, "Google Cloud project");
+        const location = fromEnv(["GOOGLE_VERTEX_LOCATION", "GOOGLE_CLOUD_LOCATION"], GCP_LOCATION, "Vertex location");
+        return { ...(project ? { project } : {}), ...(location ? { location } : {}) };
+      }
+      case "bedrock": {
+        const region = fromEnv(["AWS_REGION", "AWS_DEFAULT_REGION"], AWS_REGION, "AWS region");
+        return region ? { region } : {};
+      }
+      case "azure": {
+        const resourceName = fromEnv(["AZURE_RESOURCE_NAME"], AZURE_RESOURCE, "Azure resource name");
+        // An Entra token stands in for the key when there is no key.
+        const entra = !env("AZURE_API_KEY") && !!env("AZURE_AD_TOKEN");
+        return { ...(resourceName ? { resourceName } : {}), ...(entra ? { entra, apiKeyEnv: "AZURE_AD_TOKEN" } : {}) };
+      }
+    }
+  } catch (error) {
+    if (error instanceof CloudNameError) return { problem: error.message };
+    throw error;
+  }
+  return {};
+}
+
+/** Why a custom cloud provider's placement from settings.json is not the cloud's own spelling, if it is not. */
+export function placementProblem(provider: ProviderConfig): string | undefined {
+  if (provider.builtIn) return builtInPlacement(provider.name).problem;
+  const checks: Array<[string | undefined, RegExp, string]> = [
+    [provider.project, GCP_PROJECT, "Google Cloud project"],
+    [provider.location, GCP_LOCATION, "Vertex location"],
+    [provider.region, AWS_REGION, "AWS region"],
+    [provider.resourceName, AZURE_RESOURCE, "Azure resource name"],
+  ];
+  try {
+    for (const [value, pattern, what] of checks) if (value !== undefined) checkedName(value, pattern, what, `settings.json, provider "${provider.name}"`);
+  } catch (error) {
+    if (error instanceof CloudNameError) return error.message;
+    throw error;
+  }
+  return undefined;
+}
+
+/**
+ * The credential of a cloud provider when its own chain decides it: Vertex's
+ * Application Default Credentials, Bedrock's API key or AWS chain, a
+ * built-in Azure's Entra token. Undefined = an ordinary key variable decides.
+ */
+export function cloudCredential(provider: ProviderConfig): Credential | undefined {
+  switch (provider.api) {
+    case "vertex": {
+      const source = googleCredentialSource();
+      return "hint" in source ? { ok: false, hint: source.hint } : { ok: true, source: "cloud", google: source };
+    }
+    case "bedrock": {
+      const key = env(provider.apiKeyEnv ?? "AWS_BEARER_TOKEN_BEDROCK")?.trim();
+      if (key) {
+        registerSecret(key);
+        return { ok: true, apiKey: key, source: "environment" };
+      }
+      return awsChainPresent() ? { ok: true, source: "cloud" } : { ok: false, hint: AWS_HINT };
+    }
+    case "azure": {
+      const placement = builtInPlacement(provider.name);
+      const token = placement.apiKeyEnv ? env(placement.apiKeyEnv) : undefined;
+      return token ? { ok: true, apiKey: token, source: "environment" } : undefined;
+    }
+  }
+  return undefined;
+}

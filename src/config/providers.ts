@@ -5,37 +5,11 @@
  */
 import { env } from "../runtime/process/process.ts";
 import { registerSecret } from "../runtime/secrets.ts";
-import { AWS_REGION, AZURE_RESOURCE, checkedName, CloudNameError, GCP_LOCATION, GCP_PROJECT } from "./cloud-names.ts";
-import { AWS_HINT, AWS_SECRET_VARIABLES, awsChainPresent, googleCredentialSource, type GoogleCredentialSource } from "./cloud-credentials.ts";
+import type { Credential, ProviderConfig } from "./provider-types.ts";
 import { ConfigError } from "./settings.ts";
-import type { AuthFile, ProviderKind, ProviderSettings, Settings } from "./settings-schema.ts";
+import type { AuthFile, Settings } from "./settings-schema.ts";
 
-export interface ProviderConfig {
-  name: string;
-  api: ProviderKind | "faux";
-  baseUrl?: string;
-  headers?: Record<string, string>;
-  /** Environment variable for the key; undefined when the provider needs none. */
-  apiKeyEnv?: string;
-  /** Models declared for this provider in settings (built-in providers also have the catalog). */
-  models: NonNullable<ProviderSettings["models"]>;
-  builtIn: boolean;
-  /** `vertex`: project and location; `bedrock`: region; `azure`: resource name, API version, Entra token instead of a key. */
-  project?: string;
-  location?: string;
-  region?: string;
-  resourceName?: string;
-  apiVersion?: string;
-  entra?: boolean;
-  /** Why the provider cannot be used as configured (a malformed region in the environment): it is then not authenticated. */
-  problem?: string;
-}
-
-/** Where a provider's credentials come from; `cloud` = the cloud's own chain (Google ADC, the AWS chain), used when the model is called. */
-export type Credential =
-  | { ok: true; apiKey?: string; source: "auth.json" | "environment" | "not needed" }
-  | { ok: true; source: "cloud"; google?: GoogleCredentialSource }
-  | { ok: false; hint: string };
+export type { Credential, ProviderConfig } from "./provider-types.ts";
 
 interface BuiltIn {
   api: ProviderConfig["api"];
@@ -48,11 +22,25 @@ const BUILT_IN: Record<string, BuiltIn> = {
   anthropic: { api: "anthropic", keyEnv: ["ANTHROPIC_API_KEY"], baseUrlEnv: "ANTHROPIC_BASE_URL" },
   openai: { api: "openai", keyEnv: ["OPENAI_API_KEY"], baseUrlEnv: "OPENAI_BASE_URL" },
   google: { api: "google", keyEnv: ["GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"], baseUrlEnv: "GOOGLE_GEMINI_BASE_URL" },
+  // The clouds' placement (project, region, resource) and their own credential chains: see cloud-credentials.ts.
   vertex: { api: "vertex" },
   bedrock: { api: "bedrock", baseUrlEnv: "AWS_ENDPOINT_URL_BEDROCK_RUNTIME" },
   azure: { api: "azure", keyEnv: ["AZURE_API_KEY"], baseUrlEnv: "AZURE_OPENAI_BASE_URL" },
   faux: { api: "faux" },
 };
+
+/** The clouds' secrets in the environment, whichever provider reads them: registered for redaction with the configuration. */
+const CLOUD_SECRET_VARIABLES = ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK", "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY", "AZURE_AD_TOKEN"];
+
+/**
+ * The clouds' credential checks and placement, loaded with the first model
+ * choice rather than at start-up (`ModelRegistry.refresh` loads them).
+ */
+let clouds: typeof import("./cloud-credentials.ts") | undefined;
+export async function loadCloudChecks(): Promise<typeof import("./cloud-credentials.ts")> {
+  clouds ??= await import("./cloud-credentials.ts");
+  return clouds;
+}
 
 /** Anthropic's own convention leaves `/v1` off its base URL; the client wants it on. */
 function withVersionSegment(url: string): string {
@@ -63,38 +51,6 @@ function withVersionSegment(url: string): string {
 /** The first variable that is set, else the first named (what the hint tells the user to set). */
 function firstSet(names: string[]): string {
   return names.find((name) => env(name)) ?? names[0]!;
-}
-
-/**
- * The built-in clouds' placement from the environment, each name checked before it can reach a URL.
- * A malformed value makes only that provider unusable (with the reason), not the whole program.
- */
-function builtInPlacement(name: string): Partial<ProviderConfig> {
-  const fromEnv = (names: string[], pattern: RegExp, what: string) => {
-    const variable = names.find((n) => env(n));
-    return variable ? checkedName(env(variable)!, pattern, what, variable) : undefined;
-  };
-  try {
-    switch (name) {
-      case "vertex": {
-        const project = fromEnv(["GOOGLE_VERTEX_PROJECT", "GOOGLE_CLOUD_PROJECT"], GCP_PROJECT, "Google Cloud project");
-        const location = fromEnv(["GOOGLE_VERTEX_LOCATION", "GOOGLE_CLOUD_LOCATION"], GCP_LOCATION, "Vertex location");
-        return { ...(project ? { project } : {}), ...(location ? { location } : {}) };
-      }
-      case "bedrock": {
-        const region = fromEnv(["AWS_REGION", "AWS_DEFAULT_REGION"], AWS_REGION, "AWS region");
-        return region ? { region } : {};
-      }
-      case "azure": {
-        const resourceName = fromEnv(["AZURE_RESOURCE_NAME"], AZURE_RESOURCE, "Azure resource name");
-        return { ...(resourceName ? { resourceName } : {}), ...(!env("AZURE_API_KEY") && env("AZURE_AD_TOKEN") ? { entra: true, apiKeyEnv: "AZURE_AD_TOKEN" } : {}) };
-      }
-    }
-  } catch (error) {
-    if (error instanceof CloudNameError) return { problem: error.message };
-    throw error;
-  }
-  return {};
 }
 
 /** Built-in providers plus the custom ones from settings (a custom entry may not replace a built-in one). */
@@ -109,12 +65,13 @@ export function configuredProviders(settings: Settings): ProviderConfig[] {
       ...(builtIn.keyEnv ? { apiKeyEnv: firstSet(builtIn.keyEnv) } : {}),
       models: [],
       builtIn: true,
-      ...builtInPlacement(name),
     });
   }
   for (const [name, custom] of Object.entries(settings.providers ?? {})) {
     if (name in BUILT_IN) throw new ConfigError(`settings.json: provider "${name}" is built in; choose another name for a custom provider`);
+    const { project, location, region, resourceName, apiVersion } = custom;
     providers.push({
+      ...Object.fromEntries(Object.entries({ project, location, region, resourceName, apiVersion }).filter(([, value]) => value !== undefined)),
       name,
       api: custom.api,
       ...(custom.baseUrl ? { baseUrl: custom.baseUrl.replace(/\/+$/, "") } : {}),
@@ -122,11 +79,6 @@ export function configuredProviders(settings: Settings): ProviderConfig[] {
       ...(custom.apiKeyEnv ? { apiKeyEnv: custom.apiKeyEnv } : {}),
       models: custom.models ?? [],
       builtIn: false,
-      ...(custom.project ? { project: custom.project } : {}),
-      ...(custom.location ? { location: custom.location } : {}),
-      ...(custom.region ? { region: custom.region } : {}),
-      ...(custom.resourceName ? { resourceName: custom.resourceName } : {}),
-      ...(custom.apiVersion ? { apiVersion: custom.apiVersion } : {}),
       ...(custom.auth === "entra" ? { entra: true } : {}),
     });
   }
@@ -136,7 +88,7 @@ export function configuredProviders(settings: Settings): ProviderConfig[] {
     for (const value of Object.values(provider.headers ?? {})) registerSecret(value);
     if (provider.apiKeyEnv) registerSecret(env(provider.apiKeyEnv));
   }
-  for (const name of [...AWS_SECRET_VARIABLES, "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY", "AZURE_AD_TOKEN"]) registerSecret(env(name));
+  for (const name of CLOUD_SECRET_VARIABLES) registerSecret(env(name));
   return providers;
 }
 
@@ -146,14 +98,20 @@ export function configuredProviders(settings: Settings): ProviderConfig[] {
  * The hint names no path of this machine: it may travel to a remote client.
  */
 export function resolveCredential(provider: ProviderConfig, auth: AuthFile): Credential {
-  if (provider.problem) return { ok: false, hint: provider.problem };
   const stored = auth[provider.name];
+  const cloud = provider.api === "vertex" || provider.api === "bedrock" || provider.api === "azure";
+  // Fails closed: a cloud provider is not usable before its checks have loaded.
+  if (cloud && !clouds) return { ok: false, hint: "its credentials have not been checked yet" };
+  const problem = cloud ? clouds!.placementProblem(provider) : undefined;
+  if (problem) return { ok: false, hint: problem };
   if (stored) {
     registerSecret(stored.key);
     return { ok: true, apiKey: stored.key, source: "auth.json" };
   }
-  if (provider.api === "vertex") return vertexCredential(provider);
-  if (provider.api === "bedrock") return bedrockCredential(provider);
+  if (cloud) {
+    const checked = clouds!.cloudCredential(provider);
+    if (checked) return checked;
+  }
   // Custom providers without `apiKeyEnv` are local servers, and faux is offline: no key needed.
   if (!provider.apiKeyEnv) return { ok: true, source: "not needed" };
   const key = env(provider.apiKeyEnv);
@@ -162,23 +120,4 @@ export function resolveCredential(provider: ProviderConfig, auth: AuthFile): Cre
     return { ok: true, apiKey: key, source: "environment" };
   }
   return { ok: false, hint: `run \`acp-edge login --provider ${provider.name}\`, or set ${provider.apiKeyEnv}` };
-}
-
-/** Vertex: Application Default Credentials, and a project to bill (the service-account file names one). */
-function vertexCredential(provider: ProviderConfig): Credential {
-  const source = googleCredentialSource();
-  if ("hint" in source) return { ok: false, hint: source.hint };
-  return { ok: true, source: "cloud", google: source };
-}
-
-/** Bedrock: an API key (`AWS_BEARER_TOKEN_BEDROCK` or `apiKeyEnv`), else the AWS chain, SigV4-signed. */
-function bedrockCredential(provider: ProviderConfig): Credential {
-  const keyEnv = provider.apiKeyEnv ?? "AWS_BEARER_TOKEN_BEDROCK";
-  const key = env(keyEnv)?.trim();
-  if (key) {
-    registerSecret(key);
-    return { ok: true, apiKey: key, source: "environment" };
-  }
-  if (awsChainPresent()) return { ok: true, source: "cloud" };
-  return { ok: false, hint: AWS_HINT };
 }

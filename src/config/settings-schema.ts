@@ -7,7 +7,6 @@ import * as v from "valibot";
 import { readHostEntry } from "../runtime/fetch/allowed-hosts.ts";
 import { readHostPattern } from "../runtime/fetch/host-key.ts";
 import { canonicalOrigin } from "./web-origin.ts";
-import { AWS_REGION, AZURE_RESOURCE, GCP_LOCATION, GCP_PROJECT } from "./cloud-names.ts";
 
 export const APPROVAL_MODES = ["read-only", "ask", "write", "auto", "yolo"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
@@ -87,16 +86,19 @@ export interface ProviderSettings {
   auth?: "api-key" | "entra";
 }
 
-/** A name that ends up in a URL must be the cloud's own spelling of it. */
-const cloudName = (pattern: RegExp, message: string) => v.pipe(v.string(), v.regex(pattern, message));
+/**
+ * A name that ends up in a URL's host or path: letters, digits and hyphens only, so it can never choose
+ * the host or add a path (each cloud's exact spelling is checked when the provider is first used).
+ */
+const cloudName = (example: string) => v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/, `must be a name of letters, digits and hyphens, such as ${example}`));
 
 const ProviderSchema = v.object({
   api: v.picklist(PROVIDER_KINDS),
-  project: v.optional(cloudName(GCP_PROJECT, "must be a Google Cloud project id such as my-project-123")),
-  location: v.optional(cloudName(GCP_LOCATION, "must be a Vertex location such as us-central1 or global")),
-  region: v.optional(cloudName(AWS_REGION, "must be an AWS region such as us-east-1")),
-  resourceName: v.optional(cloudName(AZURE_RESOURCE, "must be an Azure resource name (letters, digits and hyphens)")),
-  apiVersion: v.optional(cloudName(/^[A-Za-z0-9.-]{1,40}$/, "must be an API version such as 2024-10-21 or v1")),
+  project: v.optional(cloudName("my-project-123")),
+  location: v.optional(cloudName("us-central1")),
+  region: v.optional(cloudName("us-east-1")),
+  resourceName: v.optional(cloudName("my-openai-resource")),
+  apiVersion: v.optional(cloudName("2024-10-21")),
   auth: v.optional(v.picklist(["api-key", "entra"])),
   baseUrl: v.optional(v.pipe(v.string(), v.url())),
   /** Name of the environment variable holding the key; no key needed when absent. */

@@ -13,8 +13,8 @@ import type {
   ProviderEndpoint,
   TextPart,
   ToolResultMessage,
+  Wire,
 } from "./types.ts";
-import type { Wire } from "./wire.ts";
 
 type Message = Prompt[number];
 type UserContent = Extract<Message, { role: "user" }>["content"][number];

@@ -13,8 +13,22 @@
  * @module
  */
 import type { FunctionTool, Prompt } from "./ai-sdk-v3.ts";
-import type { ModelInfo, ProviderEndpoint } from "./types.ts";
-import { isBedrockClaude, type Wire } from "./wire.ts";
+import type { ModelInfo, ProviderApi, ProviderEndpoint, Wire } from "./types.ts";
+
+/** Vertex serves Anthropic's models under their own ids (`claude-sonnet-4-5@20250929`). */
+export function isVertexClaude(modelId: string): boolean {
+  return /^claude-/i.test(modelId);
+}
+
+/** Bedrock ids name the vendor, optionally after a cross-region prefix: `anthropic.claude-…`, `us.anthropic.claude-…`, or an inference-profile ARN. */
+export function isBedrockClaude(modelId: string): boolean {
+  return /(^|[.:/])anthropic\.claude-/i.test(modelId);
+}
+
+/** Whether the model is Anthropic's, wherever it is served: caching is then marked by breakpoints, and 1-hour writes cost more. */
+export function isClaudeModel(api: ProviderApi, modelId: string): boolean {
+  return api === "anthropic" || (api === "vertex" && isVertexClaude(modelId)) || (api === "bedrock" && isBedrockClaude(modelId));
+}
 
 /** Anthropic refuses a request with more breakpoints than this. */
 export const MAX_BREAKPOINTS = 4;

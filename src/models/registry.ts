@@ -3,14 +3,12 @@
  * client for one. Built from the providers in settings plus the catalog.
  * @module
  */
-import { resolveCredential, type Credential, type ProviderConfig } from "../config/providers.ts";
+import { loadCloudChecks, resolveCredential, type Credential, type ProviderConfig } from "../config/providers.ts";
 import type { AuthFile, Settings } from "../config/settings-schema.ts";
 import { env } from "../runtime/process/process.ts";
 import { catalogInfo, catalogModelIds, isKnownModel, PREFERRED_DEFAULTS } from "./catalog.ts";
-import { longCachePrice } from "./prompt-cache.ts";
-import { isClaudeModel } from "./wire.ts";
-import { createFauxModel } from "./faux.ts";
-import { FauxScript, loadFauxScript, type FauxStep } from "./faux-script.ts";
+import { isClaudeModel, longCachePrice } from "./prompt-cache.ts";
+import type { FauxScript, FauxStep } from "./faux-script.ts";
 import type { ModelClient, ModelInfo } from "./types.ts";
 
 export interface ModelChoice {
@@ -52,7 +50,7 @@ export class ModelRegistry {
    * Throws `ConfigError` when a changed file cannot be used.
    */
   async refresh(): Promise<void> {
-    await this.#options.credentials.refresh?.();
+    await Promise.all([this.#options.credentials.refresh?.(), loadCloudChecks()]);
   }
 
   /** Every model a user can pick: catalog models of built-in providers, then those declared in settings. */
@@ -110,13 +108,21 @@ export class ModelRegistry {
   /** A ready client for a model with credentials. */
   async createClient(choice: ModelChoice): Promise<ModelClient> {
     if (!choice.credential.ok) throw new Error(`No credentials for ${choice.spec}: ${choice.credential.hint}`);
-    const { provider } = choice;
-    if (provider.api === "faux") return createFauxModel(choice.info, await this.#faux());
+    const { provider: configured } = choice;
+    if (configured.api === "faux") {
+      // The offline model loads with its first session: start-up does not carry it.
+      const { createFauxModel } = await import("./faux.ts");
+      return createFauxModel(choice.info, await this.#faux());
+    }
+    // A built-in cloud provider's project, region or resource come from the environment.
+    const { builtInPlacement } = await loadCloudChecks();
+    const { problem: _problem, apiKeyEnv: _keyEnv, ...placement } = configured.builtIn ? builtInPlacement(configured.name) : {};
+    const provider: ProviderConfig = { ...configured, ...placement };
     // The model layer over the AI SDK loads with the first client, not with the program: `initialize` never needs it.
     const { createAiSdkModel } = await import("./ai-sdk.ts");
     return createAiSdkModel(choice.info, {
       provider: provider.name,
-      api: provider.api,
+      api: configured.api,
       ...(provider.baseUrl ? { baseUrl: provider.baseUrl } : {}),
       ...("apiKey" in choice.credential && choice.credential.apiKey ? { apiKey: choice.credential.apiKey } : {}),
       ...("google" in choice.credential && choice.credential.google ? { google: choice.credential.google } : {}),
@@ -147,6 +153,7 @@ export class ModelRegistry {
 
   #faux(): Promise<FauxScript | undefined> {
     this.#fauxScript ??= (async () => {
+      const { FauxScript, loadFauxScript } = await import("./faux-script.ts");
       if (this.#options.fauxSteps) return new FauxScript(this.#options.fauxSteps);
       const path = env("ACP_EDGE_FAUX_SCRIPT");
       return path ? new FauxScript(await loadFauxScript(path)) : undefined;

@@ -3,8 +3,8 @@
  * for the provider packages and an output-token limit that leaves room for the reasoning.
  * @module
  */
-import type { ModelInfo, ThinkingLevel } from "./types.ts";
-import { isBedrockClaude, type Wire } from "./wire.ts";
+import type { ModelInfo, ThinkingLevel, Wire } from "./types.ts";
+import { isBedrockClaude } from "./prompt-cache.ts";
 
 /** Per-request settings derived from the thinking level. */
 export interface ThinkingSettings {

@@ -5,7 +5,7 @@
  * change without touching them.
  * @module
  */
-import type { GoogleCredentialSource } from "../config/cloud-credentials.ts";
+import type { GoogleCredentialSource } from "../config/provider-types.ts";
 import type { ProviderKind } from "../config/settings-schema.ts";
 
 /** Reasoning effort, from none to the most a provider offers. */
@@ -150,6 +150,9 @@ export class ModelError extends Error {
     super(message);
   }
 }
+
+/** The wire format of a request (see wire.ts): what caching, thinking and message shaping depend on. */
+export type Wire = "anthropic" | "openai-responses" | "chat" | "gemini" | "converse";
 
 /** Which kind of provider it is: its API, and for the clouds how it authenticates. */
 export type ProviderApi = ProviderKind;

@@ -6,19 +6,8 @@
  * family; Azure serves OpenAI's chat completions.
  * @module
  */
-import type { ProviderApi } from "./types.ts";
-
-export type Wire = "anthropic" | "openai-responses" | "chat" | "gemini" | "converse";
-
-/** Vertex serves Anthropic's models under their own ids (`claude-sonnet-4-5@20250929`). */
-export function isVertexClaude(modelId: string): boolean {
-  return /^claude-/i.test(modelId);
-}
-
-/** Bedrock ids name the vendor, optionally after a cross-region prefix: `anthropic.claude-…`, `us.anthropic.claude-…`, or an inference-profile ARN. */
-export function isBedrockClaude(modelId: string): boolean {
-  return /(^|[.:/])anthropic\.claude-/i.test(modelId);
-}
+import { isVertexClaude } from "./prompt-cache.ts";
+import type { ProviderApi, Wire } from "./types.ts";
 
 export function wireOf(api: ProviderApi, modelId: string): Wire {
   switch (api) {
@@ -36,9 +25,4 @@ export function wireOf(api: ProviderApi, modelId: string): Wire {
     case "bedrock":
       return "converse";
   }
-}
-
-/** Whether the model is Anthropic's: caching is then marked by breakpoints, and 1-hour writes cost more. */
-export function isClaudeModel(api: ProviderApi, modelId: string): boolean {
-  return wireOf(api, modelId) === "anthropic" || (api === "bedrock" && isBedrockClaude(modelId));
 }

@@ -103,7 +103,7 @@ for (const runtime of RUNTIMES) {
       const { code, stdout, stderr } = await runAgentCommand(runtime, ["agent", "stdio", "--model", "aws/m"], { env: { ACP_EDGE_HOME: sandbox.home, ...NO_WAY_OUT } });
       expect(code).toBe(2);
       expect(stdout).toBe("");
-      expect(stderr).toContain("providers.aws.region: must be an AWS region such as us-east-1");
+      expect(stderr).toContain("providers.aws.region: must be a name of letters, digits and hyphens, such as us-east-1");
       expect(stderr).not.toContain("evil");
     });
 

@@ -38,10 +38,10 @@ describe("CredentialFiles", () => {
 
   test("a provider added to settings.json is seen; other settings are not its business", async () => {
     const files = new CredentialFiles(homePaths(home), await loadUserConfig(home));
-    expect(files.providers.map((p) => p.name)).toEqual(["anthropic", "openai", "faux"]);
+    expect(files.providers.map((p) => p.name)).toEqual(["anthropic", "openai", "google", "vertex", "bedrock", "azure", "faux"]);
     writeFileSync(join(home, "settings.json"), JSON.stringify({ providers: { local: { api: "openai-compatible", baseUrl: "http://127.0.0.1:1/v1" } } }));
     await files.refresh();
-    expect(files.providers.map((p) => p.name)).toEqual(["anthropic", "openai", "faux", "local"]);
+    expect(files.providers.map((p) => p.name)).toEqual(["anthropic", "openai", "google", "vertex", "bedrock", "azure", "faux", "local"]);
   });
 
   test("a change that cannot be used is reported and leaves what was known; fixing it is seen", async () => {

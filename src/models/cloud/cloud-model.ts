@@ -8,7 +8,7 @@
  */
 import type { LanguageModel } from "../ai-sdk-v3.ts";
 import { ModelError, type ModelInfo, type ProviderEndpoint } from "../types.ts";
-import { isVertexClaude } from "../wire.ts";
+import { isVertexClaude } from "../prompt-cache.ts";
 import { registerSecret } from "../../runtime/secrets.ts";
 import { commonJsExports } from "./commonjs-exports.ts";
 import { googleTokenSource } from "./google-token.ts";

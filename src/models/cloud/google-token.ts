@@ -14,7 +14,7 @@
  * an assertion or a token.
  * @module
  */
-import type { GoogleCredentialSource } from "../../config/cloud-credentials.ts";
+import type { GoogleCredentialSource } from "../../config/provider-types.ts";
 import { fileVersionSync, readTextFile } from "../../runtime/files/fs.ts";
 import { registerSecret } from "../../runtime/secrets.ts";
 import { ModelError } from "../types.ts";

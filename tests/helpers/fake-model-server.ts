@@ -146,7 +146,7 @@ export async function startFakeModelServer(turns: ScriptedTurn[] = [], options: 
     const raw = await readBody(req);
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const recorded: RecordedRequest = { method: req.method ?? "", path, headers: lowerHeaders(req), body: parseJson(raw), receivedAt: performance.now() };
-    if (cache && req.method === "POST" && ROUTES[path] === "anthropic") recorded.cache = cache.bill(recorded.body);
+    if (cache && req.method === "POST" && routeOf(path) === "anthropic") recorded.cache = cache.bill(recorded.body);
     state.requests.push(recorded);
     for (const waiter of waiters.splice(0)) {
       if (waiter.n === state.requests.length) waiter.resolve(recorded);

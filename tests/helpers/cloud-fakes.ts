@@ -19,6 +19,8 @@ export const AWS_KEY_ID = "AKIAE2EPLANTED0001";
 export const AWS_SECRET = "aws-e2e-PLANTED-secret-5d7f9b1e3a";
 export const ACCESS_TOKEN = "ya29.e2e-PLANTED-access-token-1a2b3c4d";
 export const AWS_REGION = "us-west-2";
+/** A Bedrock API key: sent as a bearer token instead of a signature. */
+export const BEDROCK_API_KEY = "ABSK-e2e-PLANTED-bedrock-key-9e8d7c6b";
 
 /** A service account: its key pair, and a credentials file outside every folder the agent writes. */
 export interface ServiceAccount {
@@ -81,6 +83,10 @@ export function cloudAnswers(expect: { publicKey?: KeyObject; tokenUri?: string;
     } else if (path.startsWith("/v1beta/models/")) {
       if (request.headers["x-goog-api-key"] !== GEMINI_KEY) return { status: 400, body: googleError(400, "API key not valid. Please pass a valid API key.") };
     } else if (path.startsWith("/model/")) {
+      if (request.headers.authorization?.startsWith("Bearer ")) {
+        if (request.headers.authorization === `Bearer ${BEDROCK_API_KEY}`) return undefined;
+        return { status: 403, ...bedrockError(403, "Authentication failed: invalid API key.") };
+      }
       const problem = sigV4Problem(request, rawBody, rawPath, { accessKeyId: AWS_KEY_ID, secretAccessKey: expect.awsSecret ?? AWS_SECRET, region: AWS_REGION });
       if (problem) {
         const { body, headers } = bedrockError(403, problem);

@@ -7,7 +7,7 @@
  * stores nothing. The key is never printed. The menu on a terminal offers
  * every cloud.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeSandbox, RUNTIMES, runAgentCommand, type RuntimeName, type Sandbox } from "../helpers/agent-process.ts";
@@ -22,14 +22,16 @@ beforeAll(async () => {
 afterAll(async () => await fake.close());
 
 describe.each(RUNTIMES)("cloud login on %s", (runtime: RuntimeName) => {
+  // Each test logs in to a home of its own.
+  const homes: Sandbox[] = [];
+  afterAll(() => homes.forEach((home) => home.cleanup()));
   let sandbox: Sandbox;
   let authPath: string;
-  beforeEach(() => {
-    sandbox?.cleanup();
+  const freshHome = () => {
     sandbox = makeSandbox();
+    homes.push(sandbox);
     authPath = join(sandbox.home, "auth.json");
-  });
-  afterAll(() => sandbox?.cleanup());
+  };
 
   const env = () => ({
     ACP_EDGE_HOME: sandbox.home,
@@ -42,6 +44,7 @@ describe.each(RUNTIMES)("cloud login on %s", (runtime: RuntimeName) => {
   const stored = () => JSON.parse(readFileSync(authPath, "utf8"));
 
   test("a Gemini key, a Bedrock API key and an Azure key are each checked, then stored; never printed", async () => {
+    freshHome();
     fake.push({ text: "OK" }, { text: "OK" }, { text: "OK" });
     const before = fake.requests.length;
     const google = await login(["--provider", "google"], GEMINI_KEY);
@@ -67,6 +70,7 @@ describe.each(RUNTIMES)("cloud login on %s", (runtime: RuntimeName) => {
   });
 
   test("a refused Bedrock key stores nothing and says why; Azure without a deployment asks for one", async () => {
+    freshHome();
     const refused = await login(["--provider", "bedrock"], `${BEDROCK_API_KEY}-wrong`);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("The key was refused by bedrock");
@@ -78,6 +82,7 @@ describe.each(RUNTIMES)("cloud login on %s", (runtime: RuntimeName) => {
   });
 
   test("vertex has no key to store: the answer says how its credentials are found", async () => {
+    freshHome();
     const result = await login(["--provider", "vertex"], "anything");
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("gcloud auth application-default login");

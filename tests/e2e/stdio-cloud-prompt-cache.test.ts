@@ -13,8 +13,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { acp, connectClient, initialize, type TestClient } from "../helpers/acp-client.ts";
 import { billedInput, requestBlocks } from "../helpers/anthropic-cache-sim.ts";
-import { makeSandbox, RUNTIMES, spawnAgent, type AgentProcess, type RuntimeName, type Sandbox } from "../helpers/agent-process.ts";
+import { makeSandbox, RUNTIMES, spawnAgent, type RuntimeName } from "../helpers/agent-process.ts";
 import { AWS_KEY_ID, AWS_REGION, AWS_SECRET, cloudAnswers, GEMINI_KEY, makeServiceAccount, type ServiceAccount } from "../helpers/cloud-fakes.ts";
+import { filler } from "../helpers/filler-text.ts";
 import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from "../helpers/fake-model-server.ts";
 
 const { methods } = acp;
@@ -22,35 +23,17 @@ const { methods } = acp;
 const CLAUDE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 const NO_WAY_OUT = { HTTPS_PROXY: "http://127.0.0.1:9", HTTP_PROXY: "http://127.0.0.1:9", NO_PROXY: "127.0.0.1", AWS_EC2_METADATA_DISABLED: "true" };
 
+/** A started session: the fake it talks to, its client and id. */
 interface Running {
-  sandbox: Sandbox;
   server: FakeModelServer;
-  account: ServiceAccount;
-  proc: AgentProcess;
   client: TestClient;
   sessionId: string;
 }
-const running: Running[] = [];
-
+/** How to stop what each test started, run after it. */
+const stops: Array<() => Promise<void>> = [];
 afterEach(async () => {
-  for (const r of running.splice(0)) {
-    r.client.close();
-    r.proc.child.kill("SIGKILL");
-    await r.server.close();
-    r.account.cleanup();
-    r.sandbox.cleanup();
-  }
+  for (const stop of stops.splice(0)) await stop();
 });
-
-function filler(label: string, chars: number): string {
-  const lines: string[] = [];
-  for (let i = 0, n = 0; n < chars; i += 1) {
-    const line = `${label} line ${i}: the quick brown fox jumps over the lazy dog ${(i * 7919) % 10007}`;
-    lines.push(line);
-    n += line.length + 1;
-  }
-  return `${lines.join("\n")}\n`;
-}
 
 async function start(runtime: RuntimeName, model: string, env: (server: FakeModelServer, account: ServiceAccount) => Record<string, string>, settings: (server: FakeModelServer) => object = () => ({})): Promise<Running> {
   const sandbox = makeSandbox();
@@ -66,8 +49,14 @@ async function start(runtime: RuntimeName, model: string, env: (server: FakeMode
     env: { ACP_EDGE_HOME: sandbox.home, ...NO_WAY_OUT, ...env(server, account) },
   });
   const client = connectClient(proc);
-  const r: Running = { sandbox, server, account, proc, client, sessionId: "" };
-  running.push(r);
+  stops.push(async () => {
+    client.close();
+    proc.child.kill("SIGKILL");
+    await server.close();
+    account.cleanup();
+    sandbox.cleanup();
+  });
+  const r: Running = { server, client, sessionId: "" };
   await initialize(client);
   ({ sessionId: r.sessionId } = await client.agent.request(methods.agent.session.new, { cwd: sandbox.project, mcpServers: [] }));
   return r;

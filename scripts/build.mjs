@@ -43,8 +43,12 @@ if (single) {
     sourcemap: true,
     outdir: join(root, "dist"),
     // Dependencies the package installs anyway; undici is only loaded on Node when a proxy is set,
-    // linkedom only when an HTML page names an entity the converter does not know itself.
-    external: ["@modelcontextprotocol/sdk", "ws", "hono", "@hono/node-server", "undici", "linkedom"],
+    // linkedom only when an HTML page names an entity the converter does not know itself, the
+    // clouds' provider packages and credential libraries only by a session that uses that cloud.
+    external: [
+      "@modelcontextprotocol/sdk", "ws", "hono", "@hono/node-server", "undici", "linkedom",
+      "@ai-sdk/google", "@ai-sdk/google-vertex", "@ai-sdk/amazon-bedrock", "@ai-sdk/azure", "google-auth-library", "@aws-sdk/credential-provider-node",
+    ],
   });
   chmodSync(join(root, "dist", "cli.js"), 0o755);
 }

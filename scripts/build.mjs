@@ -5,6 +5,7 @@ import { build } from "esbuild";
 import { chmodSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cloudCredentialsLeftOut } from "./cloud-credentials-left-out.mjs";
 import { lazyAcpSchemas } from "./lazy-acp-schemas.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -33,7 +34,12 @@ const common = {
 };
 
 if (single) {
-  await build({ ...common, entryPoints: [join(root, "src", "cli", "bin.ts")], outfile: join(root, "release", "acp-edge.mjs") });
+  await build({
+    ...common,
+    plugins: [...common.plugins, cloudCredentialsLeftOut()],
+    entryPoints: [join(root, "src", "cli", "bin.ts")],
+    outfile: join(root, "release", "acp-edge.mjs"),
+  });
   chmodSync(join(root, "release", "acp-edge.mjs"), 0o755);
 } else {
   await build({

@@ -21,7 +21,24 @@ const DEFAULT_AWS_REGION = "us-east-1";
 /** Azure's deployment URLs need a dated API version; `v1` selects Azure's unversioned v1 API instead. */
 const DEFAULT_AZURE_API_VERSION = "2024-10-21";
 
+/** The single-file build leaves the clouds' credential libraries out (its size budget); the npm package and the binary carry them. */
+function leftOut(error: unknown): boolean {
+  return error instanceof Error && error.message.includes("left out of the single-file build");
+}
+
 export async function cloudLanguageModel(info: ModelInfo, endpoint: ProviderEndpoint, fetch: Fetch | undefined): Promise<LanguageModel> {
+  try {
+    return await cloudModel(info, endpoint, fetch);
+  } catch (error) {
+    if (!leftOut(error)) throw error;
+    throw new ModelError(
+      `${endpoint.provider}: ${endpoint.api === "vertex" ? "Vertex AI" : "the AWS credential chain"} is not part of the single-file build; ` +
+        `use the npm package or the compiled binary${endpoint.api === "bedrock" ? ", or a Bedrock API key (AWS_BEARER_TOKEN_BEDROCK)" : ""}`,
+    );
+  }
+}
+
+async function cloudModel(info: ModelInfo, endpoint: ProviderEndpoint, fetch: Fetch | undefined): Promise<LanguageModel> {
   switch (endpoint.api) {
     case "google":
       return geminiModel(info, endpoint, fetch);

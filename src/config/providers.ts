@@ -30,7 +30,7 @@ const BUILT_IN: Record<string, BuiltIn> = {
 };
 
 /** The clouds' secrets in the environment, whichever provider reads them: registered for redaction with the configuration. */
-const CLOUD_SECRET_VARIABLES = ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK", "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY", "AZURE_AD_TOKEN"];
+export const CLOUD_SECRET_VARIABLES = ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK", "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY", "AZURE_AD_TOKEN"];
 
 /**
  * The clouds' credential checks and placement, loaded with the first model

@@ -4,7 +4,7 @@
  * through Anthropic on Vertex, and Gemini, with a service-account file whose
  * token exchange the fake answers), `bedrock` (Converse's binary event
  * stream, every request's SigV4 signature recomputed) and `azure` (the
- * deployments path with `api-key`). All outbound traffic but the fake's goes
+ * deployments path with `api-key`, or an Entra token as a bearer token). All outbound traffic but the fake's goes
  * to a proxy that does not exist, so the fake token endpoint is the only one
  * the agent can reach. No key, secret, private key or access token reaches
  * stdout, debug stderr or a file of the agent's.
@@ -19,6 +19,7 @@ import {
   AWS_KEY_ID,
   AWS_REGION,
   AWS_SECRET,
+  AZURE_ENTRA_TOKEN,
   AZURE_KEY,
   cloudAnswers,
   GEMINI_KEY,
@@ -89,8 +90,23 @@ const CASES: CloudCase[] = [
     env: (server) => ({ AZURE_API_KEY: AZURE_KEY, AZURE_OPENAI_BASE_URL: `${server.url}/openai` }),
     settings: () => ({ models: { "azure/team-gpt": { contextWindow: 400_000, price: { input: 1.25, output: 10 } } } }),
     path: "/openai/deployments/team-gpt/chat/completions",
+    check: (request) => expect(request.headers["api-key"]).toBe(AZURE_KEY),
     contextWindow: 400_000,
     price: { input: 1.25, output: 10 },
+  },
+  {
+    name: "azure (resource name, Entra token)",
+    model: "team/team-gpt",
+    env: () => ({ TEAM_ENTRA_TOKEN: AZURE_ENTRA_TOKEN }),
+    settings: (server) => ({
+      providers: { team: { api: "azure", baseUrl: `${server.url}/openai`, apiKeyEnv: "TEAM_ENTRA_TOKEN", auth: "entra", apiVersion: "2025-04-01-preview", models: [{ id: "team-gpt" }] } },
+    }),
+    path: "/openai/deployments/team-gpt/chat/completions",
+    check: (request) => {
+      expect(request.headers.authorization).toBe(`Bearer ${AZURE_ENTRA_TOKEN}`);
+      expect(request.headers["api-key"]).toBeUndefined();
+    },
+    contextWindow: 128_000,
   },
 ];
 
@@ -171,7 +187,7 @@ for (const runtime of RUNTIMES) {
       }
 
       // No secret on stdout, on debug stderr, or in any file of the agent's home.
-      const secrets = [GEMINI_KEY, AZURE_KEY, AWS_SECRET, ACCESS_TOKEN, account.privateKeyMarker];
+      const secrets = [GEMINI_KEY, AZURE_KEY, AZURE_ENTRA_TOKEN, AWS_SECRET, ACCESS_TOKEN, account.privateKeyMarker];
       const files = filesUnder(sandbox.home);
       expect(files.some((file) => file.endsWith(".jsonl"))).toBe(true);
       for (const secret of secrets) {

@@ -15,6 +15,8 @@ import type { DirectAnswer, RecordedRequest } from "./fake-model-server.ts";
 
 export const GEMINI_KEY = "AIza-e2e-PLANTED-gemini-3f9a1c7e";
 export const AZURE_KEY = "azure-e2e-PLANTED-key-8b2d4f6a0c";
+/** An Entra ID access token for Azure: sent as a bearer token instead of `api-key`. */
+export const AZURE_ENTRA_TOKEN = "eyJ-e2e-PLANTED-entra-token-6c5b4a39";
 export const AWS_KEY_ID = "AKIAE2EPLANTED0001";
 export const AWS_SECRET = "aws-e2e-PLANTED-secret-5d7f9b1e3a";
 export const ACCESS_TOKEN = "ya29.e2e-PLANTED-access-token-1a2b3c4d";
@@ -93,7 +95,8 @@ export function cloudAnswers(expect: { publicKey?: KeyObject; tokenUri?: string;
         return { status: 403, body, headers: { ...headers, "x-amzn-errortype": "InvalidSignatureException" } };
       }
     } else if (path.startsWith("/openai/deployments/")) {
-      if (request.headers["api-key"] !== AZURE_KEY) return { status: 401, body: { error: { code: "401", message: "Access denied due to invalid subscription key or wrong API endpoint." } } };
+      const entra = request.headers.authorization === `Bearer ${AZURE_ENTRA_TOKEN}` && request.headers["api-key"] === undefined;
+      if (request.headers["api-key"] !== AZURE_KEY && !entra) return { status: 401, body: { error: { code: "401", message: "Access denied due to invalid subscription key or wrong API endpoint." } } };
     }
     return undefined;
   };

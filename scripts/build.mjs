@@ -5,6 +5,7 @@ import { build } from "esbuild";
 import { chmodSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cloudCredentialsLeftOut } from "./cloud-credentials-left-out.mjs";
 import { lazyAcpSchemas } from "./lazy-acp-schemas.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -33,7 +34,12 @@ const common = {
 };
 
 if (single) {
-  await build({ ...common, entryPoints: [join(root, "src", "cli", "bin.ts")], outfile: join(root, "release", "acp-edge.mjs") });
+  await build({
+    ...common,
+    plugins: [...common.plugins, cloudCredentialsLeftOut()],
+    entryPoints: [join(root, "src", "cli", "bin.ts")],
+    outfile: join(root, "release", "acp-edge.mjs"),
+  });
   chmodSync(join(root, "release", "acp-edge.mjs"), 0o755);
 } else {
   await build({
@@ -43,8 +49,12 @@ if (single) {
     sourcemap: true,
     outdir: join(root, "dist"),
     // Dependencies the package installs anyway; undici is only loaded on Node when a proxy is set,
-    // linkedom only when an HTML page names an entity the converter does not know itself.
-    external: ["@modelcontextprotocol/sdk", "ws", "hono", "@hono/node-server", "undici", "linkedom"],
+    // linkedom only when an HTML page names an entity the converter does not know itself, the
+    // clouds' provider packages and credential libraries only by a session that uses that cloud.
+    external: [
+      "@modelcontextprotocol/sdk", "ws", "hono", "@hono/node-server", "undici", "linkedom",
+      "@ai-sdk/google", "@ai-sdk/google-vertex", "@ai-sdk/amazon-bedrock", "@ai-sdk/azure", "google-auth-library", "@aws-sdk/credential-provider-node",
+    ],
   });
   chmodSync(join(root, "dist", "cli.js"), 0o755);
 }

@@ -9,7 +9,7 @@
  */
 import { resolveHome, homePaths, type HomePaths } from "../config/home.ts";
 import { storeApiKey, storeEndpoint } from "../config/login-files.ts";
-import { configuredProviders, type ProviderConfig } from "../config/providers.ts";
+import { configuredProviders, loadCloudChecks, type ProviderConfig } from "../config/providers.ts";
 import { loadUserSettings } from "../config/settings.ts";
 import { checkCredential, type CheckResult } from "../models/credential-check.ts";
 import type { ProviderEndpoint } from "../models/types.ts";
@@ -46,14 +46,14 @@ async function keyFromStdin(): Promise<string | undefined> {
 
 async function scriptedLogin(paths: HomePaths, providers: ProviderConfig[], options: CliOptions): Promise<number> {
   if (options.provider === undefined) {
-    throw new UsageError("without a terminal, name the provider with --provider (anthropic, openai, or a name with --base-url and --model) and pipe the key to standard input");
+    throw new UsageError("without a terminal, name the provider with --provider (anthropic, openai, google, bedrock, azure, or a name with --base-url and --model) and pipe the key to standard input");
   }
   const target = targetFromOptions({ provider: options.provider, ...pick(options) }, providers);
   const key = await keyFromStdin();
   registerSecret(key);
   if (key === undefined && !target.keyOptional) throw new UsageError(`no key on standard input for ${target.provider}; pipe it in (for example: acp-edge login --provider ${target.provider} < key.txt)`);
   if (!options.noVerify) {
-    const result = await checkCredential(endpointOf(target, key), target.modelId);
+    const result = await checkCredential(await endpointOf(target, key, providers), target.modelId);
     if (!result.ok) {
       printError(`acp-edge: ${failureText(target, result)} Nothing was saved.`);
       return 1;
@@ -84,7 +84,7 @@ async function interactiveLogin(paths: HomePaths, providers: ProviderConfig[], o
         return 0;
       }
       prompt.say(`Checking with one small request to ${target.provider}/${target.modelId}…\n`);
-      const result = await checkCredential(endpointOf(target, key.value), target.modelId);
+      const result = await checkCredential(await endpointOf(target, key.value, providers), target.modelId);
       if (result.ok) {
         if (result.warning) prompt.say(`Note: ${result.warning}\n`);
         await save(paths, target, key.value);
@@ -108,13 +108,18 @@ function pick(options: CliOptions): { baseUrl?: string; model?: string } {
   return { ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}), ...(options.model !== undefined ? { model: options.model } : {}) };
 }
 
-function endpointOf(target: LoginTarget, key: string | undefined): ProviderEndpoint {
+/** Where the check request goes; a built-in cloud provider's region or resource come from the environment. */
+async function endpointOf(target: LoginTarget, key: string | undefined, providers: readonly ProviderConfig[]): Promise<ProviderEndpoint> {
+  const builtIn = providers.find((p) => p.name === target.provider)?.builtIn === true;
+  const { problem: _problem, apiKeyEnv: _keyEnv, ...fromEnvironment } = builtIn ? (await loadCloudChecks()).builtInPlacement(target.provider) : {};
   return {
     provider: target.provider,
     api: target.api,
     ...(target.baseUrl ? { baseUrl: target.baseUrl } : {}),
     ...(key ? { apiKey: key } : {}),
     ...(target.headers ? { headers: target.headers } : {}),
+    ...target.placement,
+    ...fromEnvironment,
     maxRetries: 0,
   };
 }

@@ -1,8 +1,8 @@
 /**
  * The questions `acp-edge login` asks on a terminal: which provider (the
- * vendors, the providers of `settings.json`, or a new OpenAI-compatible
- * endpoint with its base URL, model id and a name), then the key, which is
- * never shown. A bad answer is explained and asked again; every question can
+ * vendors and clouds, the providers of `settings.json`, or a new
+ * OpenAI-compatible endpoint with its base URL, model id and a name; an Azure
+ * deployment to check with), then the key, which is never shown. A bad answer is explained and asked again; every question can
  * be cancelled (Ctrl-C, or Ctrl-D on an empty line).
  * @module
  */
@@ -48,10 +48,20 @@ export async function askTarget(prompt: TerminalPrompt, providers: readonly Prov
   const choice = await askUntilValid(prompt, "Choose [1]: ", (text) => {
     const number = text.trim() === "" ? 1 : Number(text.trim());
     if (!Number.isInteger(number) || number < 1 || number > entries.length) throw new UsageError(`answer a number from 1 to ${entries.length}`);
-    return entries[number - 1]!;
+    const entry = entries[number - 1]!;
+    // Vertex has no key to ask for: the reason is shown and the menu asked again.
+    if (entry.provider?.api === "vertex") knownTarget(entry.provider, undefined, undefined);
+    return entry;
   });
   if (choice === "cancelled") return choice;
-  if (choice.value.provider) return { value: knownTarget(choice.value.provider, undefined, undefined) };
+  const provider = choice.value.provider;
+  if (provider?.api === "azure" && provider.models.length === 0) {
+    // An Azure key is checked against one of the resource's deployments, named by the person.
+    const deployment = await askUntilValid(prompt, "Deployment name: ", checkModelId);
+    if (deployment === "cancelled") return deployment;
+    return { value: knownTarget(provider, deployment.value, undefined) };
+  }
+  if (provider) return { value: knownTarget(provider, undefined, undefined) };
   return await askEndpoint(prompt, providers);
 }
 

@@ -25,13 +25,23 @@ export interface LoginTarget {
   keyOptional: boolean;
   /** The environment variable that also gives this provider a key. */
   keyEnv?: string;
+  /** Where a cloud provider of `settings.json` runs (a built-in one's comes from the environment). */
+  placement?: Pick<ProviderConfig, "project" | "location" | "region" | "resourceName" | "apiVersion" | "entra">;
 }
 
 /** The built-in providers a person can log in to, in menu order. */
 export const VENDORS = [
   { name: "anthropic", label: "Anthropic" },
   { name: "openai", label: "OpenAI" },
+  { name: "google", label: "Google Gemini API" },
+  { name: "bedrock", label: "Amazon Bedrock (a Bedrock API key; profiles and SSO need no login)" },
+  { name: "azure", label: "Azure OpenAI (set AZURE_RESOURCE_NAME or AZURE_OPENAI_BASE_URL too)" },
+  { name: "vertex", label: "Google Vertex AI (Application Default Credentials)" },
 ] as const;
+
+/** Vertex takes no key: Google's own credentials are used where they are. */
+const VERTEX_LOGIN =
+  "vertex uses Google's Application Default Credentials, so there is no key to store: run `gcloud auth application-default login`, or set GOOGLE_APPLICATION_CREDENTIALS to a service-account key file (and GOOGLE_CLOUD_PROJECT)";
 
 const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
 const MAX_KEY_LENGTH = 4096;
@@ -93,11 +103,15 @@ export function loginModelId(model: string | undefined, provider: string, provid
 export function knownTarget(provider: ProviderConfig, modelId: string | undefined, baseUrl: string | undefined): LoginTarget {
   const api = provider.api;
   if (api === "faux") throw new UsageError(`${provider.name} is offline and needs no key`);
+  if (api === "vertex") throw new UsageError(VERTEX_LOGIN);
   if (provider.builtIn && baseUrl !== undefined) {
     throw new UsageError(`--base-url is for endpoints of one's own; ${provider.apiKeyEnv?.replace(/_API_KEY$/, "_BASE_URL")} sets the base URL of ${provider.name}`);
   }
   const model = modelId ?? CHECK_MODELS[provider.name] ?? provider.models[0]?.id;
+  if (model === undefined && api === "azure") throw new UsageError(`name the Azure deployment to check the key with: --model DEPLOYMENT`);
   if (model === undefined) throw new UsageError(`provider "${provider.name}" lists no model in settings.json; name one with --model`);
+  const { project, location, region, resourceName, apiVersion, entra } = provider;
+  const placement = Object.fromEntries(Object.entries({ project, location, region, resourceName, apiVersion, entra }).filter(([, value]) => value !== undefined));
   const changed = !provider.builtIn && ((baseUrl !== undefined && baseUrl !== provider.baseUrl) || !provider.models.some((m) => m.id === model));
   const url = baseUrl ?? provider.baseUrl;
   return {
@@ -107,8 +121,9 @@ export function knownTarget(provider: ProviderConfig, modelId: string | undefine
     ...(provider.headers ? { headers: provider.headers } : {}),
     modelId: model,
     ...(changed && url ? { endpoint: { baseUrl: url, modelId: model } } : {}),
-    keyOptional: !provider.builtIn && !provider.apiKeyEnv,
+    keyOptional: !provider.builtIn && !provider.apiKeyEnv && api !== "bedrock" && api !== "azure" && api !== "google",
     ...(provider.apiKeyEnv ? { keyEnv: provider.apiKeyEnv } : {}),
+    ...(Object.keys(placement).length > 0 ? { placement } : {}),
   };
 }
 

@@ -63,18 +63,43 @@ const ModelEntrySchema = v.object({
   price: v.optional(PriceSchema),
 });
 
+/** The wire APIs a provider can speak. */
+export const PROVIDER_KINDS = ["anthropic", "openai", "openai-compatible", "google", "vertex", "bedrock", "azure"] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
 /** A provider of `settings.json`'s `providers`. */
 export interface ProviderSettings {
-  api: "anthropic" | "openai" | "openai-compatible";
+  api: ProviderKind;
   baseUrl?: string;
   /** Name of the environment variable holding the key; no key needed when absent. */
   apiKeyEnv?: string;
   headers?: Record<string, string>;
   models?: ModelEntry[];
+  /** `vertex`: the Google Cloud project and location (`us-central1`, `global`). */
+  project?: string;
+  location?: string;
+  /** `bedrock`: the AWS region. */
+  region?: string;
+  /** `azure`: the resource name (`https://NAME.openai.azure.com`), the API version, and whether the key is an Entra token. */
+  resourceName?: string;
+  apiVersion?: string;
+  auth?: "api-key" | "entra";
 }
 
+/**
+ * A name that ends up in a URL's host or path: letters, digits and hyphens only, so it can never choose
+ * the host or add a path (each cloud's exact spelling is checked when the provider is first used).
+ */
+const cloudName = (example: string) => v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,62}$/, `must be a name of letters, digits and hyphens, such as ${example}`));
+
 const ProviderSchema = v.object({
-  api: v.picklist(["anthropic", "openai", "openai-compatible"]),
+  api: v.picklist(PROVIDER_KINDS),
+  project: v.optional(cloudName("my-project-123")),
+  location: v.optional(cloudName("us-central1")),
+  region: v.optional(cloudName("us-east-1")),
+  resourceName: v.optional(cloudName("my-openai-resource")),
+  apiVersion: v.optional(cloudName("2024-10-21")),
+  auth: v.optional(v.picklist(["api-key", "entra"])),
   baseUrl: v.optional(v.pipe(v.string(), v.url())),
   /** Name of the environment variable holding the key; no key needed when absent. */
   apiKeyEnv: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name"))),

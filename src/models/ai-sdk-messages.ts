@@ -9,12 +9,12 @@ import type {
   AssistantMessage,
   ImagePart,
   ModelMessage,
-  ProviderApi,
   ProviderData,
   ProviderEndpoint,
   ServerToolPart,
   TextPart,
   ToolResultMessage,
+  Wire,
 } from "./types.ts";
 
 type Message = Prompt[number];
@@ -25,8 +25,8 @@ type ToolResultPart = Extract<ToolMessage["content"][number], { type: "tool-resu
 type FilePart = Extract<UserContent, { type: "file" }>;
 type PartOptions = NonNullable<ToolResultPart["providerOptions"]>;
 
-/** The prompt for `endpoint`: the system prompt first, then the conversation; consecutive tool results become one tool message. */
-export function toPrompt(system: string, messages: readonly ModelMessage[], endpoint: ProviderEndpoint): Prompt {
+/** The prompt for `endpoint` in `wire` format: the system prompt first, then the conversation; consecutive tool results become one tool message. */
+export function toPrompt(system: string, messages: readonly ModelMessage[], endpoint: ProviderEndpoint, wire: Wire): Prompt {
   const out: Prompt = system ? [{ role: "system", content: system }] : [];
   // Chat-completions tool messages carry text only, so their images follow the tool run as a user message.
   let pendingImages: FilePart[] = [];
@@ -49,12 +49,12 @@ export function toPrompt(system: string, messages: readonly ModelMessage[], endp
         break;
       }
       case "assistant": {
-        const content = assistantContent(message, endpoint);
+        const content = assistantContent(message, endpoint, wire);
         if (content.length > 0) out.push({ role: "assistant", content });
         break;
       }
       case "tool": {
-        const { part, images } = toolResult(message, endpoint.api);
+        const { part, images } = toolResult(message, wire);
         pendingImages.push(...images);
         const last = out[out.length - 1];
         if (last?.role === "tool") last.content.push(part);
@@ -78,7 +78,7 @@ function filePart(part: ImagePart): FilePart {
   return { type: "file", data: part.data, mediaType: part.mimeType };
 }
 
-function assistantContent(message: AssistantMessage, endpoint: ProviderEndpoint): AssistantContent {
+function assistantContent(message: AssistantMessage, endpoint: ProviderEndpoint, wire: Wire): AssistantContent {
   const same = isSameProvider(message.model, endpoint);
   const content: AssistantContent = [];
   for (const part of message.content) {
@@ -96,7 +96,7 @@ function assistantContent(message: AssistantMessage, endpoint: ProviderEndpoint)
           type: "tool-call",
           toolCallId: part.id,
           toolName: part.name,
-          input: toolInput(part.input, endpoint.api),
+          input: toolInput(part.input, wire),
           ...(same ? options(part.providerData) : {}),
         });
         break;
@@ -132,8 +132,9 @@ function options(data: ProviderData | undefined): { providerOptions?: PartOption
  * Anthropic insists on an object for `tool_use.input`; a call whose arguments
  * never parsed would otherwise poison every later request of the session.
  */
-function toolInput(input: unknown, api: ProviderApi): unknown {
-  if (api !== "anthropic") return input;
+function toolInput(input: unknown, wire: Wire): unknown {
+  // Converse (Bedrock) insists on an object as well.
+  if (wire !== "anthropic" && wire !== "converse") return input;
   let value = input;
   if (typeof value === "string") {
     try {
@@ -145,7 +146,7 @@ function toolInput(input: unknown, api: ProviderApi): unknown {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? value : {};
 }
 
-function toolResult(message: ToolResultMessage, api: ProviderApi): { part: ToolResultPart; images: FilePart[] } {
+function toolResult(message: ToolResultMessage, wire: Wire): { part: ToolResultPart; images: FilePart[] } {
   const text = message.content
     .filter((p): p is TextPart => p.type === "text")
     .map((p) => p.text)
@@ -157,7 +158,7 @@ function toolResult(message: ToolResultMessage, api: ProviderApi): { part: ToolR
     output = { type: "error-text", value: text };
   } else if (images.length === 0) {
     output = { type: "text", value: text };
-  } else if (api === "openai-compatible") {
+  } else if (wire === "chat") {
     output = { type: "text", value: text };
     extraImages = images.map(filePart);
   } else {

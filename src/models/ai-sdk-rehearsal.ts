@@ -62,7 +62,12 @@ function responsesFrames(): Frame[] {
   ];
 }
 
-const FRAMES: Record<ProviderApi, () => Frame[]> = { anthropic: anthropicFrames, openai: responsesFrames, "openai-compatible": chatFrames };
+const FRAMES: Partial<Record<ProviderApi, () => Frame[]>> = { anthropic: anthropicFrames, openai: responsesFrames, "openai-compatible": chatFrames };
+
+/** The clouds have no rehearsal: their wire formats depend on the model, and their credentials on the machine. */
+export function hasRehearsal(api: ProviderApi): boolean {
+  return FRAMES[api] !== undefined;
+}
 
 /** The base URL rehearsal models are given; `.invalid` can never resolve, should anything bypass the fetch below. */
 export const REHEARSAL_BASE_URL = "https://rehearsal.invalid/v1";
@@ -72,10 +77,13 @@ export const nextTask = (): Promise<void> => new Promise((resolve) => setTimeout
 
 /**
  * A `fetch` that answers every request with one short streamed reply in `api`'s wire format, one
- * frame per macrotask, ending with the request's abort reason once it is aborted.
+ * frame per macrotask, ending with the request's abort reason once it is aborted (only for the
+ * APIs `hasRehearsal` names).
  */
 export function rehearsalFetch(api: ProviderApi): typeof fetch {
-  const frames = FRAMES[api]().map((f) => `${f.event ? `event: ${f.event}\n` : ""}data: ${typeof f.data === "string" ? f.data : JSON.stringify(f.data)}\n\n`);
+  const build = FRAMES[api];
+  if (!build) throw new Error(`no rehearsal for ${api}`);
+  const frames = build().map((f) => `${f.event ? `event: ${f.event}\n` : ""}data: ${typeof f.data === "string" ? f.data : JSON.stringify(f.data)}\n\n`);
   return (async (_input: unknown, init?: RequestInit) => {
     const signal = init?.signal ?? undefined;
     // Drain the request body like a server would; the SDK may have serialised a stream.

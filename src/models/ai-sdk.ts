@@ -12,13 +12,14 @@ import { platformFetch } from "../runtime/fetch/platform-fetch.ts";
 import { toModelError } from "./ai-sdk-errors.ts";
 import { contentEvent, finishCause, toUsage } from "./ai-sdk-events.ts";
 import { toPrompt } from "./ai-sdk-messages.ts";
-import { nextTask, REHEARSAL_BASE_URL, rehearsalFetch } from "./ai-sdk-rehearsal.ts";
+import { hasRehearsal, nextTask, REHEARSAL_BASE_URL, rehearsalFetch } from "./ai-sdk-rehearsal.ts";
 import { sharedModel } from "./ai-sdk-model-cache.ts";
 import { withRetries } from "./ai-sdk-retry.ts";
 import { openaiCacheOptions, withCacheBreakpoints } from "./prompt-cache.ts";
 import { hasProviderSearch, providerSearchTool } from "./provider-search.ts";
 import type { CallOptions, FunctionTool, LanguageModel, StreamPart } from "./ai-sdk-v3.ts";
 import { thinkingSettings } from "./thinking-options.ts";
+import { wireOf } from "./wire.ts";
 import {
   type FinishCause,
   ModelError,
@@ -58,6 +59,11 @@ async function languageModel(info: ModelInfo, endpoint: ProviderEndpoint, fetch?
       return createOpenAICompatible({ name: endpoint.provider, baseURL: baseUrl, apiKey, headers, includeUsage: true, fetch }).chatModel(
         info.id,
       );
+    }
+    default: {
+      // The clouds' packages and credential libraries are large: loaded only by a session that uses one.
+      const { cloudLanguageModel } = await import("./cloud/cloud-model.ts");
+      return cloudLanguageModel(info, endpoint, fetch);
     }
   }
 }
@@ -102,6 +108,7 @@ const rehearsals = new Map<ProviderEndpoint["api"], Promise<void>>();
  * parsing), a step per macrotask so a request arriving meanwhile is read at once; `stop` ends it.
  */
 function rehearse(info: ModelInfo, api: ProviderEndpoint["api"], stop: AbortSignal): Promise<void> {
+  if (!hasRehearsal(api)) return Promise.resolve();
   let done = rehearsals.get(api);
   if (!done) {
     const endpoint: ProviderEndpoint = { provider: info.provider, api, baseUrl: REHEARSAL_BASE_URL, apiKey: "rehearsal", maxRetries: 0 };
@@ -127,7 +134,7 @@ function rehearse(info: ModelInfo, api: ProviderEndpoint["api"], stop: AbortSign
 
 /** Fills in the vendor's base URL so the SDK never consults `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL`. */
 function withBaseUrl(endpoint: ProviderEndpoint): ProviderEndpoint {
-  if (endpoint.baseUrl || endpoint.api === "openai-compatible") return endpoint;
+  if (endpoint.baseUrl || (endpoint.api !== "anthropic" && endpoint.api !== "openai")) return endpoint;
   return { ...endpoint, baseUrl: endpoint.api === "anthropic" ? ANTHROPIC_URL : OPENAI_URL };
 }
 
@@ -152,9 +159,10 @@ async function* streamRequest(
   let completed = false;
   try {
     const model = await untilAborted(getModel(), signal);
-    const settings = thinkingSettings(info, endpoint.api, request.thinking);
+    const wire = wireOf(endpoint.api, info.id);
+    const settings = thinkingSettings(info, wire, request.thinking);
     // Every model request of the project passes here, so caching applies to turns, compaction and anything else alike.
-    const cached = withCacheBreakpoints(toPrompt(request.system, request.messages, endpoint), functionTools(request.tools), endpoint, request.once);
+    const cached = withCacheBreakpoints(toPrompt(request.system, request.messages, endpoint, wire), functionTools(request.tools), endpoint, request.once, wire, info.id);
     const { prompt } = cached;
     // The provider's search goes after the cached function tools: the same every request, so the prefix stays byte-stable.
     const search = providerSearchTool(endpoint.api, request.webSearch, info.reasoning && request.thinking === "minimal");

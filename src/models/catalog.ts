@@ -21,6 +21,9 @@ const FAUX: Record<string, ModelInfo> = {
 export const PREFERRED_DEFAULTS: Record<string, string> = {
   anthropic: "claude-sonnet-4-5",
   openai: "gpt-5",
+  google: "gemini-2.5-pro",
+  vertex: "claude-sonnet-4-5@20250929",
+  bedrock: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
 };
 
 /** Loaded models per provider, by id. */
@@ -66,6 +69,11 @@ export async function useFresherCatalog(rows: Map<string, CatalogRow[]>): Promis
 export function catalogModelIds(provider: string): string[] {
   if (provider === "faux") return Object.keys(FAUX);
   return [...(loaded.get(provider)?.keys() ?? [])];
+}
+
+/** Whether the loaded catalogue of `provider` has `id`. */
+export function isKnownModel(provider: string, id: string): boolean {
+  return loaded.get(provider)?.has(id) ?? false;
 }
 
 /** A model's facts: its catalogue entry, else defaults suited to its provider. */

@@ -16,7 +16,12 @@ export type CheckFailure = "refused" | "unreachable" | "unknown_model" | "endpoi
 export type CheckResult = { ok: true; warning?: string } | { ok: false; reason: CheckFailure; message: string };
 
 /** The model each built-in provider is checked with when none is named: cheap, and open to every account. */
-export const CHECK_MODELS: Record<string, string> = { anthropic: "claude-haiku-4-5", openai: "gpt-4o-mini" };
+export const CHECK_MODELS: Record<string, string> = {
+  anthropic: "claude-haiku-4-5",
+  openai: "gpt-4o-mini",
+  google: "gemini-2.5-flash",
+  bedrock: "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+};
 
 /** How long the check waits for the provider's first answer. */
 const CHECK_TIMEOUT_MS = 30_000;

@@ -11,11 +11,19 @@
 import { anthropicBaseUrl, type Credential, type ProviderConfig } from "../config/providers.ts";
 import { registerSecret } from "../runtime/secrets.ts";
 
-/** The wire protocols a provider of each kind can be routed through (ACP's `LlmProtocol` names). */
+/**
+ * The wire protocols a provider of each kind can be routed through (ACP's `LlmProtocol` names). The clouds
+ * that sign requests with their own credential chains (Vertex, Bedrock) or need a deployment's key (Azure)
+ * are not routed by the editor: a gateway in their place would receive requests meant for the cloud.
+ */
 const API_TYPES: Record<ProviderConfig["api"], readonly string[]> = {
   anthropic: ["anthropic"],
   openai: ["openai"],
   "openai-compatible": ["openai"],
+  google: ["google"],
+  vertex: [],
+  bedrock: [],
+  azure: [],
   faux: [],
 };
 
@@ -23,6 +31,7 @@ const API_TYPES: Record<ProviderConfig["api"], readonly string[]> = {
 const DEFAULT_BASE_URLS: Partial<Record<ProviderConfig["api"], string>> = {
   anthropic: "https://api.anthropic.com/v1",
   openai: "https://api.openai.com/v1",
+  google: "https://generativelanguage.googleapis.com/v1beta",
 };
 
 export interface ProviderRoute {

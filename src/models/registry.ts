@@ -3,14 +3,13 @@
  * client for one. Built from the providers in settings plus the catalog.
  * @module
  */
-import { resolveCredential, type Credential, type ProviderConfig } from "../config/providers.ts";
+import { loadCloudChecks, resolveCredential, type Credential, type ProviderConfig } from "../config/providers.ts";
 import type { AuthFile, Settings } from "../config/settings-schema.ts";
 import { env } from "../runtime/process/process.ts";
-import { catalogInfo, catalogModelIds, catalogProviders, loadCatalog, PREFERRED_DEFAULTS } from "./catalog.ts";
+import { catalogInfo, catalogModelIds, catalogProviders, isKnownModel, loadCatalog, PREFERRED_DEFAULTS } from "./catalog.ts";
 import type { EditorRoutes } from "./editor-routes.ts";
-import { longCachePrice } from "./prompt-cache.ts";
-import { createFauxModel } from "./faux.ts";
-import { FauxScript, loadFauxScript, type FauxStep } from "./faux-script.ts";
+import { isClaudeModel, longCachePrice } from "./prompt-cache.ts";
+import type { FauxScript, FauxStep } from "./faux-script.ts";
 import type { ModelClient, ModelInfo } from "./types.ts";
 
 export interface ModelChoice {
@@ -54,9 +53,10 @@ export class ModelRegistry {
    * Throws `ConfigError` when a changed file cannot be used.
    */
   async refresh(): Promise<void> {
-    await this.#options.credentials.refresh?.();
-    // The catalogue of each provider that can be used now: what choosing a model reads.
-    await loadCatalog(this.providers().filter((p) => this.credential(p).ok).map((p) => p.name));
+    await Promise.all([this.#options.credentials.refresh?.(), loadCloudChecks()]);
+    // The catalogue of each provider that can be used now, and of its kind (a custom cloud provider serves that cloud's models).
+    const usable = this.providers().filter((p) => this.credential(p).ok);
+    await loadCatalog(usable.flatMap((p) => [p.name, p.api]));
   }
 
   /** Loads the catalogue of every provider, for listing all of it. */
@@ -144,16 +144,26 @@ export class ModelRegistry {
   /** A ready client for a model with credentials. */
   async createClient(choice: ModelChoice): Promise<ModelClient> {
     if (!choice.credential.ok) throw new Error(`No credentials for ${choice.spec}: ${choice.credential.hint}`);
-    const { provider } = choice;
-    if (provider.api === "faux") return createFauxModel(choice.info, await this.#faux());
+    const { provider: configured } = choice;
+    if (configured.api === "faux") {
+      // The offline model loads with its first session: start-up does not carry it.
+      const { createFauxModel } = await import("./faux.ts");
+      return createFauxModel(choice.info, await this.#faux());
+    }
+    // A built-in cloud provider's project, region or resource come from the environment.
+    const { builtInPlacement } = await loadCloudChecks();
+    const { problem: _problem, apiKeyEnv: _keyEnv, ...placement } = configured.builtIn ? builtInPlacement(configured.name) : {};
+    const provider: ProviderConfig = { ...configured, ...placement };
     // The model layer over the AI SDK loads with the first client, not with the program: `initialize` never needs it.
     const { createAiSdkModel } = await import("./ai-sdk.ts");
     return createAiSdkModel(choice.info, {
       provider: provider.name,
-      api: provider.api,
+      api: configured.api,
       ...(provider.baseUrl ? { baseUrl: provider.baseUrl } : {}),
-      ...(choice.credential.apiKey ? { apiKey: choice.credential.apiKey } : {}),
+      ...("apiKey" in choice.credential && choice.credential.apiKey ? { apiKey: choice.credential.apiKey } : {}),
+      ...("google" in choice.credential && choice.credential.google ? { google: choice.credential.google } : {}),
       ...(provider.headers ? { headers: provider.headers } : {}),
+      ...pick(provider, ["project", "location", "region", "resourceName", "apiVersion", "entra"]),
       maxRetries: this.#options.settings.maxRetries ?? 2,
       ...(this.#options.settings.promptCache ? { promptCache: this.#options.settings.promptCache } : {}),
     });
@@ -163,12 +173,13 @@ export class ModelRegistry {
     const { provider, credential } = this.#routed(configured);
     const declared = provider.models.find((m) => m.id === id);
     const override = this.#options.settings.models?.[`${provider.name}/${id}`];
-    const base = catalogInfo(provider.name, id);
+    // A custom provider of a cloud kind serves that cloud's models: the built-in provider's catalog entries apply.
+    const base = isKnownModel(provider.name, id) || provider.api === "faux" ? catalogInfo(provider.name, id) : catalogInfo(provider.api, id);
     const info: ModelInfo = { ...base, ...stripUndefined(declared ?? {}), ...stripUndefined(override ?? {}), provider: provider.name, id };
     if (declared?.name === undefined && override?.name === undefined) info.name = base.name;
     // A cache-write price someone configured is the price; the 1-hour cache's 2x applies only to the catalog's.
     const configuredWrite = declared?.price?.cacheWrite !== undefined || override?.price?.cacheWrite !== undefined;
-    if (provider.api === "anthropic" && this.#options.settings.promptCache === "long" && info.price && !configuredWrite) info.price = longCachePrice(info.price);
+    if (provider.api !== "faux" && isClaudeModel(provider.api, id) && this.#options.settings.promptCache === "long" && info.price && !configuredWrite) info.price = longCachePrice(info.price);
     return {
       spec: `${provider.name}/${id}`,
       info,
@@ -185,12 +196,17 @@ export class ModelRegistry {
 
   #faux(): Promise<FauxScript | undefined> {
     this.#fauxScript ??= (async () => {
+      const { FauxScript, loadFauxScript } = await import("./faux-script.ts");
       if (this.#options.fauxSteps) return new FauxScript(this.#options.fauxSteps);
       const path = env("ACP_EDGE_FAUX_SCRIPT");
       return path ? new FauxScript(await loadFauxScript(path)) : undefined;
     })();
     return this.#fauxScript;
   }
+}
+
+function pick<T extends object, K extends keyof T>(value: T, keys: K[]): Partial<Pick<T, K>> {
+  return Object.fromEntries(keys.filter((key) => value[key] !== undefined).map((key) => [key, value[key]])) as Partial<Pick<T, K>>;
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

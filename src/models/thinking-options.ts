@@ -3,7 +3,8 @@
  * for the provider packages and an output-token limit that leaves room for the reasoning.
  * @module
  */
-import type { ModelInfo, ProviderApi, ThinkingLevel } from "./types.ts";
+import type { ModelInfo, ThinkingLevel, Wire } from "./types.ts";
+import { isBedrockClaude } from "./prompt-cache.ts";
 
 /** Per-request settings derived from the thinking level. */
 export interface ThinkingSettings {
@@ -29,13 +30,13 @@ const DEFAULT_OUTPUT_CAP = 32000;
 /** Anthropic rejects budgets below this. */
 const MIN_ANTHROPIC_BUDGET = 1024;
 
-/** Settings for one request to `info` over `api` at `level`. */
-export function thinkingSettings(info: ModelInfo, api: ProviderApi, level: ThinkingLevel): ThinkingSettings {
+/** Settings for one request to `info` in `wire` format at `level`. */
+export function thinkingSettings(info: ModelInfo, wire: Wire, level: ThinkingLevel): ThinkingSettings {
   const cap = info.maxOutputTokens > 0 ? Math.floor(info.maxOutputTokens) : 4096;
   const plain: ThinkingSettings = { maxOutputTokens: Math.min(cap, DEFAULT_OUTPUT_CAP) };
   if (!info.reasoning || level === "off") return plain;
 
-  switch (api) {
+  switch (wire) {
     case "anthropic": {
       const total = Math.min(cap, ANTHROPIC_BUDGETS[level] + ANSWER_ROOM);
       // The budget must stay below max_tokens; shrink it when the model's limit is small.
@@ -47,14 +48,14 @@ export function thinkingSettings(info: ModelInfo, api: ProviderApi, level: Think
         providerOptions: { anthropic: { thinking: { type: "enabled", budgetTokens: budget } } },
       };
     }
-    case "openai":
+    case "openai-responses":
       return {
         ...plain,
         providerOptions: {
           openai: { reasoningEffort: level === "xhigh" ? "high" : level, reasoningSummary: "auto" },
         },
       };
-    case "openai-compatible":
+    case "chat":
       // Servers behind this API (vLLM, Ollama, llama.cpp, OpenRouter…) commonly accept only low/medium/high.
       return {
         ...plain,
@@ -62,5 +63,17 @@ export function thinkingSettings(info: ModelInfo, api: ProviderApi, level: Think
           openaiCompatible: { reasoningEffort: level === "minimal" ? "low" : level === "xhigh" ? "high" : level },
         },
       };
+    case "gemini":
+      // Gemini counts thinking inside its output limit; the thoughts come back as summaries when asked for.
+      return {
+        maxOutputTokens: Math.min(cap, ANTHROPIC_BUDGETS[level] + ANSWER_ROOM),
+        providerOptions: { google: { thinkingConfig: { thinkingBudget: ANTHROPIC_BUDGETS[level], includeThoughts: true } } },
+      };
+    case "converse": {
+      // Only Claude takes a thinking budget through Converse; other families answer without one.
+      if (!isBedrockClaude(info.id)) return plain;
+      const budget = ANTHROPIC_BUDGETS[level];
+      return { maxOutputTokens: Math.min(cap, budget + ANSWER_ROOM), providerOptions: { bedrock: { reasoningConfig: { type: "enabled", budgetTokens: budget } } } };
+    }
   }
 }

@@ -5,6 +5,8 @@
  * change without touching them.
  * @module
  */
+import type { GoogleCredentialSource } from "../config/provider-types.ts";
+import type { ProviderKind } from "../config/settings-schema.ts";
 
 /** Reasoning effort, from none to the most a provider offers. */
 export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
@@ -191,8 +193,11 @@ export class ModelError extends Error {
   }
 }
 
-/** Which wire protocol a provider speaks. */
-export type ProviderApi = "anthropic" | "openai" | "openai-compatible";
+/** The wire format of a request (see wire.ts): what caching, thinking and message shaping depend on. */
+export type Wire = "anthropic" | "openai-responses" | "chat" | "gemini" | "converse";
+
+/** Which kind of provider it is: its API, and for the clouds how it authenticates. */
+export type ProviderApi = ProviderKind;
 
 /** Where and how to reach a provider; built by the registry from settings and credentials. */
 export interface ProviderEndpoint {
@@ -207,4 +212,14 @@ export interface ProviderEndpoint {
   maxRetries: number;
   /** Prompt caching: the provider's default retention (`short`, the default), its longer one (`long`), or none (`off`). */
   promptCache?: "off" | "short" | "long";
+  /** `vertex`: project and location (unless `baseUrl` names them) and where the Google credentials come from. */
+  project?: string;
+  location?: string;
+  google?: GoogleCredentialSource;
+  /** `bedrock`: the AWS region the requests are signed for. */
+  region?: string;
+  /** `azure`: resource name (unless `baseUrl`), API version, and whether `apiKey` is an Entra token (`Authorization: Bearer`). */
+  resourceName?: string;
+  apiVersion?: string;
+  entra?: boolean;
 }

@@ -10,7 +10,7 @@
  */
 import type { SandboxMode, Settings } from "../config/settings-schema.ts";
 import { expandTilde, homePaths } from "../config/home.ts";
-import { configuredProviders } from "../config/providers.ts";
+import { CLOUD_SECRET_VARIABLES, configuredProviders } from "../config/providers.ts";
 import { userAgentFolders } from "../config/user-folders.ts";
 import { makeDirectory } from "../runtime/files/fs.ts";
 import { join } from "../runtime/files/path.ts";
@@ -121,10 +121,10 @@ function writableRoot(root: string, home: string | undefined): boolean {
   return home === undefined || !(home === root || home.startsWith(`${root}/`));
 }
 
-/** The environment variables that hold the providers' keys (built in and custom). */
+/** The environment variables that hold the providers' keys (built in and custom) and the clouds' secrets (`AWS_BEARER_TOKEN_BEDROCK` fits no name pattern). */
 function providerKeyVariables(settings: Settings): string[] {
   try {
-    return configuredProviders(settings).flatMap((provider) => (provider.apiKeyEnv ? [provider.apiKeyEnv] : []));
+    return [...configuredProviders(settings).flatMap((provider) => (provider.apiKeyEnv ? [provider.apiKeyEnv] : [])), ...CLOUD_SECRET_VARIABLES];
   } catch {
     // Settings that name a provider twice never open a session; the name patterns still apply.
     return [];

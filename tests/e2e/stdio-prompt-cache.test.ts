@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { agentText, connectClient, initialize, acp, type TestClient } from "../helpers/acp-client.ts";
 import { makeSandbox, RUNTIMES, spawnAgent, type AgentProcess, type RuntimeName, type Sandbox } from "../helpers/agent-process.ts";
 import { billedInput, requestBlocks } from "../helpers/anthropic-cache-sim.ts";
+import { filler } from "../helpers/filler-text.ts";
 import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from "../helpers/fake-model-server.ts";
 import type { FakeProviderRun } from "../helpers/fake-provider.ts";
 
@@ -33,17 +34,6 @@ afterEach(async () => {
     r.sandbox.cleanup();
   }
 });
-
-/** Text of `chars` characters that differs from line to line (a file worth reading). */
-function filler(label: string, chars: number): string {
-  const lines: string[] = [];
-  for (let i = 0, n = 0; n < chars; i += 1) {
-    const line = `${label} line ${i}: the quick brown fox jumps over the lazy dog ${(i * 7919) % 10007}`;
-    lines.push(line);
-    n += line.length + 1;
-  }
-  return `${lines.join("\n")}\n`;
-}
 
 /** One prompt's replies: five reads, then an answer. */
 function readingTurns(prompt: number): ScriptedTurn[] {

@@ -192,6 +192,8 @@ describe.each(RUNTIMES)("what a confined command cannot reach on %s", (runtime) 
       ANTHROPIC_API_KEY: "sk-ant-test-env-0123456789abcdef",
       GITHUB_TOKEN: "ghp_test_token_5b1e",
       AWS_SECRET_ACCESS_KEY: "aws-secret-9c2d",
+      // Fits no name pattern: hidden because the clouds' secrets are named.
+      AWS_BEARER_TOKEN_BEDROCK: "bedrock-api-key-7f3a",
       DB_PASSWORD: "db-password-4e8f",
       SSH_AUTH_SOCK: "/run/test-agent.sock",
       DOCKER_HOST: "unix:///run/test-docker.sock",

@@ -76,7 +76,8 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined) continue;
-    if (/^(ANTHROPIC|OPENAI|ACP_EDGE)_/.test(key) || key === "CLAUDE_CONFIG_DIR") continue;
+    // The clouds too: a developer's own credentials must never reach (or be used by) a test agent.
+    if (/^(ANTHROPIC|OPENAI|ACP_EDGE|AWS|GOOGLE|GEMINI|AZURE|CLOUDSDK|GCE_METADATA)_/.test(key) || key === "CLAUDE_CONFIG_DIR") continue;
     if (/^(https?|no|all)_proxy$/i.test(key) || key === "NODE_USE_ENV_PROXY") continue;
     env[key] = value;
   }

@@ -1,7 +1,9 @@
 /**
  * A scripted model provider on 127.0.0.1 for tests. It speaks Anthropic
- * Messages, OpenAI chat completions and OpenAI Responses over SSE; each
- * request pops the next scripted turn. Only `node:*` modules, so Bun, Node
+ * Messages (also as Anthropic on Vertex's `streamRawPredict`), OpenAI chat
+ * completions (also on Azure's deployment paths), OpenAI Responses and
+ * Gemini's `streamGenerateContent` over SSE, and Bedrock's ConverseStream as
+ * a binary event stream; each request pops the next scripted turn. Only `node:*` modules, so Bun, Node
  * and Deno can all import it.
  *
  * Run it by hand: `bun tests/helpers/fake-model-server.ts turns.json` prints
@@ -11,6 +13,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { AnthropicCacheSim, type SimulatedUsage } from "./anthropic-cache-sim.ts";
+import { bedrockError, converseFrames, geminiFrames, googleError } from "./fake-cloud-wire.ts";
 
 /** One scripted model reply. */
 export interface ScriptedTurn {
@@ -84,7 +87,7 @@ export function manualGate(): { gate: Promise<void>; release(): void } {
   return { gate, release };
 }
 
-type Api = "anthropic" | "chat" | "responses";
+type Api = "anthropic" | "chat" | "responses" | "gemini" | "converse";
 /** One SSE frame: an optional `event:` name and a JSON (or literal) payload. */
 type Frame = { event?: string; data: unknown };
 
@@ -93,9 +96,27 @@ const ROUTES: Record<string, Api> = {
   "/v1/chat/completions": "chat",
   "/v1/responses": "responses",
 };
+/** The clouds' paths: the model id sits inside them. */
+const PATTERNS: Array<[RegExp, Api]> = [
+  [/\/models\/[^/]+:streamGenerateContent$/, "gemini"],
+  [/\/publishers\/anthropic\/models\/[^/]+:streamRawPredict$/, "anthropic"],
+  [/^\/model\/[^/]+\/converse-stream$/, "converse"],
+  [/\/openai\/deployments\/[^/]+\/chat\/completions$/, "chat"],
+];
 const NO_TURN = "fake model server: no scripted turn left";
 /** A frame that is never written: the reply ends where it stands. */
 const CUT: Frame = { data: "cut" };
+
+function routeOf(path: string): Api | undefined {
+  return ROUTES[path] ?? PATTERNS.find(([pattern]) => pattern.test(path))?.[1];
+}
+
+/** An answer a test's `answer` hook gives instead of the scripted model (token endpoints, refused credentials). */
+export interface DirectAnswer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
 
 /** Starts a server on 127.0.0.1 with an ephemeral port. */
 /** Options of the fake server. */
@@ -107,6 +128,12 @@ export interface FakeModelOptions {
    * reports its reads and writes as the reply's usage (unless the turn scripts its own).
    */
   simulateCache?: boolean;
+  /**
+   * Sees every request first (with its raw body and its path as sent, query
+   * included) and may answer it itself: a token endpoint, or a cloud refusing
+   * a bad signature. Undefined lets the scripted model answer.
+   */
+  answer?: (request: RecordedRequest, rawBody: string, rawPath: string) => DirectAnswer | undefined;
 }
 
 export async function startFakeModelServer(turns: ScriptedTurn[] = [], options: FakeModelOptions = {}): Promise<FakeModelServer> {
@@ -138,13 +165,15 @@ export async function startFakeModelServer(turns: ScriptedTurn[] = [], options: 
     const raw = await readBody(req);
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const recorded: RecordedRequest = { method: req.method ?? "", path, headers: lowerHeaders(req), body: parseJson(raw), receivedAt: performance.now() };
-    if (cache && req.method === "POST" && ROUTES[path] === "anthropic") recorded.cache = cache.bill(recorded.body);
+    if (cache && req.method === "POST" && routeOf(path) === "anthropic") recorded.cache = cache.bill(recorded.body);
     state.requests.push(recorded);
     for (const waiter of waiters.splice(0)) {
       if (waiter.n === state.requests.length) waiter.resolve(recorded);
       else waiters.push(waiter);
     }
-    const api = req.method === "POST" ? ROUTES[path] : undefined;
+    const direct = options.answer?.(recorded, raw, req.url ?? "/");
+    if (direct) return sendJson(res, direct.status, direct.body, direct.headers);
+    const api = req.method === "POST" ? routeOf(path) : undefined;
     if (!api) return sendJson(res, 404, { error: { message: `fake model server: no route for ${req.method} ${path}` } });
     const scripted = queue.shift() ?? options.reply?.(recorded);
     const simulated = recorded.cache;
@@ -155,11 +184,26 @@ export async function startFakeModelServer(turns: ScriptedTurn[] = [], options: 
     if (!turn) return sendJson(res, 500, errorBody(api, 500, NO_TURN));
     if (turn.error) {
       const retryAfter: Record<string, string> = turn.error.retryAfterMs === undefined ? {} : { "retry-after-ms": String(turn.error.retryAfterMs) };
+      if (api === "converse") {
+        const { body, headers } = bedrockError(turn.error.status, turn.error.message);
+        return sendJson(res, turn.error.status, body, { ...headers, ...retryAfter });
+      }
       return sendJson(res, turn.error.status, errorBody(api, turn.error.status, turn.error.message), retryAfter);
+    }
+    if (api === "converse") {
+      if (!(await streamBinary(res, converseFrames(turn, ++ids), turn.chunkDelayMs ?? 0, turn.gate))) state.abortedStreams++;
+      recorded.answeredAt = performance.now();
+      return;
     }
     const model = String(parseJson(raw)?.model ?? "fake-model");
     const frames =
-      api === "anthropic" ? anthropicFrames(turn, model, ++ids) : api === "chat" ? chatFrames(turn, model, ++ids) : responsesFrames(turn, model, ++ids);
+      api === "anthropic"
+        ? anthropicFrames(turn, model, ++ids)
+        : api === "chat"
+          ? chatFrames(turn, model, ++ids)
+          : api === "gemini"
+            ? geminiFrames(turn)
+            : responsesFrames(turn, model, ++ids);
     if (!(await streamFrames(res, frames, turn.chunkDelayMs ?? 0, turn.gate))) state.abortedStreams++;
     recorded.answeredAt = performance.now();
   });
@@ -386,6 +430,8 @@ function responsesFrames(turn: ScriptedTurn, model: string, n: number): Frame[] 
 }
 
 function errorBody(api: Api, status: number, message: string): unknown {
+  if (api === "gemini") return googleError(status, message);
+  if (api === "converse") return bedrockError(status, message).body;
   if (api === "anthropic") {
     const type =
       { 400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error", 429: "rate_limit_error", 529: "overloaded_error" }[
@@ -419,6 +465,25 @@ async function streamFrames(res: ServerResponse, frames: Frame[], delayMs: numbe
     }
     const data = typeof frame.data === "string" ? frame.data : JSON.stringify(frame.data);
     res.write(`${frame.event ? `event: ${frame.event}\n` : ""}data: ${data}\n\n`);
+  }
+  if (closed || res.destroyed) return false;
+  await new Promise<void>((resolve) => res.end(resolve));
+  return true;
+}
+
+/** Writes binary frames (Bedrock's event stream); false when the client went away first. */
+async function streamBinary(res: ServerResponse, frames: Uint8Array[], delayMs: number, gate?: Promise<unknown>): Promise<boolean> {
+  let closed = false;
+  res.on("close", () => {
+    if (!res.writableFinished) closed = true;
+  });
+  res.writeHead(200, { "content-type": "application/vnd.amazon.eventstream" });
+  res.flushHeaders();
+  if (gate) await gate;
+  for (const frame of frames) {
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (closed || res.destroyed) return false;
+    res.write(frame);
   }
   if (closed || res.destroyed) return false;
   await new Promise<void>((resolve) => res.end(resolve));

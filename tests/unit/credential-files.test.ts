@@ -40,7 +40,7 @@ describe("CredentialFiles", () => {
     const files = new CredentialFiles(homePaths(home), await loadUserConfig(home));
     // The built-in providers, then the presets (services reached by a key alone).
     const before = files.providers.map((p) => p.name);
-    expect(before.slice(0, 3)).toEqual(["anthropic", "openai", "faux"]);
+    expect(before.slice(0, 7)).toEqual(["anthropic", "openai", "google", "vertex", "bedrock", "azure", "faux"]);
     expect(before).not.toContain("local");
     writeFileSync(join(home, "settings.json"), JSON.stringify({ providers: { local: { api: "openai-compatible", baseUrl: "http://127.0.0.1:1/v1" } } }));
     await files.refresh();

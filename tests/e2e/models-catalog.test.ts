@@ -55,7 +55,8 @@ for (const runtime of RUNTIMES) {
       expect(code).toBe(0);
       const rows = stdout.split("\n").filter((line) => ROW.test(line));
       const providers = new Set(rows.map((line) => ROW.exec(line)![1]));
-      expect([...providers].sort()).toEqual(["anthropic", "faux", "groq", "openai"]);
+      // The built-in providers (the clouds among them) are listed with or without credentials; a preset only with its key.
+      expect([...providers].sort()).toEqual(["anthropic", "azure", "bedrock", "faux", "google", "groq", "openai", "vertex"]);
       expect(rows.filter((line) => line.startsWith("groq/")).every((line) => line.includes("yes (environment)"))).toBe(true);
       expect(rows.filter((line) => line.startsWith("anthropic/")).every((line) => line.includes("no — run `acp-edge login"))).toBe(true);
       expect(stdout).not.toContain(GROQ_KEY);

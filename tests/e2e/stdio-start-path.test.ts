@@ -102,9 +102,15 @@ const SESSION_AND_FIRST_PROMPT: AllowList = {
  * Bytes of JavaScript each phase may read (what it reads today, and a little room). The second phase grew
  * by the permission policy's confinement of commands (which mode confines, what a session's sandbox hides):
  * every call is judged with it; the sandbox's own code (bubblewrap's command line, the probe, the failure
- * hint) loads with the first confined command.
+ * hint) loads with the first confined command. Then by what every session's path needs of this round's
+ * features, each only its entry point: the catalogue of the session's provider (not the whole catalogue),
+ * the finder of hook files (the hooks' runner loads only for a session that has some), the provider's own
+ * search tool entry, the clouds' credential checks that choosing a default model runs (their SDKs and
+ * credential libraries load with a session on that cloud), the editor's provider routes, and the seams
+ * where checkpoints, hooks and language servers join a tool call. `initialize` grew by the presets' table
+ * and the settings schema's new fields.
  */
-const BUDGET = { initialize: 640_000, "session/new and the first prompt": 485_000 };
+const BUDGET = { initialize: 645_000, "session/new and the first prompt": 510_000 };
 
 /** esbuild's own small chunks (entry wrappers, shared helpers) carry no sources; each must stay this small. */
 const SOURCELESS_MAX_BYTES = 2_048;

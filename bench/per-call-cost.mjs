@@ -19,20 +19,25 @@ export function perCallOptions(flags) {
   return { runs: option("--runs", 5), commands: option("--commands", 20), targets };
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
- * An agent in approval `mode` with a session whose script holds `runs + 1` turns. `prepare(dir)`
- * sets up its folder (dir/project is the cwd) and returns extra environment variables.
+ * An agent in approval `mode` with a session whose script holds `turns` turns (default `runs + 1`) of
+ * `commands` calls of `command`. `settings` become the user's settings.json; `prepare(dir)` sets up its
+ * folder (dir/project is the cwd) and returns extra environment variables.
  */
-async function startAgent(target, { mode, runs, commands, prepare }) {
+export async function startAgent(target, { mode, runs, turns = runs + 1, commands, command = "true", settings, prepare }) {
   const dir = mkdtempSync(join(tmpdir(), "acp-edge-bench-per-call-"));
   const project = join(dir, "project");
   mkdirSync(project);
+  if (settings) {
+    mkdirSync(join(dir, "home"));
+    writeFileSync(join(dir, "home", "settings.json"), JSON.stringify(settings));
+  }
   const extra = prepare ? prepare(dir) : {};
-  const turn = () => [...Array.from({ length: commands }, (_, i) => ({ toolCalls: [{ id: `c${i}`, name: "bash", input: { command: "true" } }] })), { text: "done" }];
+  const turn = () => [...Array.from({ length: commands }, (_, i) => ({ toolCalls: [{ id: `c${i}`, name: "bash", input: { command } }] })), { text: "done" }];
   const script = join(dir, "script.json");
-  writeFileSync(script, JSON.stringify(Array.from({ length: runs + 1 }, turn).flat()));
+  writeFileSync(script, JSON.stringify(Array.from({ length: turns }, turn).flat()));
   const agent = connectNdjson(
     { ...target, args: [...target.args, "agent", "stdio", "--model", "faux/script", "--approval-mode", mode, "--no-session"] },
     { cwd: project, env: benchEnv({ ACP_EDGE_HOME: join(dir, "home"), ACP_EDGE_FAUX_SCRIPT: script, ...extra }) },

@@ -11,12 +11,9 @@
 // curl, directly in `yolo` and through the forwarder, the carrier and the proxy in `auto` with the
 // server's host allowed, as MB/s (medians of `--runs` turns).
 // Usage: npm run build && node bench/sandbox-cost.mjs [--runs N] [--commands N] [--bun] [--deno] [--no-node]   (Linux with bubblewrap)
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { benchEnv } from "./clean-env.mjs";
-import { connectNdjson } from "./ndjson-client.mjs";
+import { median, startAgent as startPerCallAgent } from "./per-call-cost.mjs";
 
 const root = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const bin = join(root, "node_modules", ".bin");
@@ -29,42 +26,9 @@ const targets = flags.includes("--no-node") ? [] : [{ name: "node", command: pro
 if (flags.includes("--bun")) targets.push({ name: "bun", command: join(bin, "bun"), args: [join(root, "mod.ts")] });
 if (flags.includes("--deno")) targets.push({ name: "deno", command: join(bin, "deno"), args: ["run", "-A", "--quiet", join(root, "mod.ts")] });
 
-/** One turn: `commands` bash calls in a row, then a word. */
-function turn(count, command = "true") {
-  return [...Array.from({ length: count }, (_, i) => ({ toolCalls: [{ id: `c${i}`, name: "bash", input: { command } }] })), { text: "done" }];
-}
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-/** An agent in `mode` (and user `settings`) with a session whose script holds `turns` turns. */
-async function startAgent(target, mode, settings = undefined, turns = runs + 1, perTurn = commands, command = "true") {
-  const dir = mkdtempSync(join(tmpdir(), "acp-edge-bench-sandbox-"));
-  const project = join(dir, "project");
-  mkdirSync(project);
-  const script = join(dir, "script.json");
-  writeFileSync(script, JSON.stringify(Array.from({ length: turns }, () => turn(perTurn, command)).flat()));
-  if (settings) {
-    mkdirSync(join(dir, "home"));
-    writeFileSync(join(dir, "home", "settings.json"), JSON.stringify(settings));
-  }
-  const agent = connectNdjson(
-    { ...target, args: [...target.args, "agent", "stdio", "--model", "faux/script", "--approval-mode", mode, "--no-session"] },
-    { cwd: project, env: benchEnv({ ACP_EDGE_HOME: join(dir, "home"), ACP_EDGE_FAUX_SCRIPT: script }) },
-  );
-  await agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} }).answered;
-  const { result } = await agent.request("session/new", { cwd: project, mcpServers: [] }).answered;
-  return {
-    /** Milliseconds per command of one turn. */
-    async turn() {
-      const { sent, answered } = agent.request("session/prompt", { sessionId: result.sessionId, prompt: [{ type: "text", text: "go" }] });
-      const { at } = await answered;
-      return (at - sent) / perTurn;
-    },
-    async close() {
-      await agent.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+/** An agent in `mode` (and user `settings`) with a session whose script holds `turns` turns of `perTurn` commands. */
+function startAgent(target, mode, settings = undefined, turns = runs + 1, perTurn = commands, command = "true") {
+  return startPerCallAgent(target, { mode, settings, turns, commands: perTurn, command });
 }
 
 /** One allowed host (nothing connects to it: the cost is the proxy and the forwarder, not traffic). */

@@ -51,7 +51,11 @@ test("the tarball holds what runs and what types resolve to, nothing else", () =
   expect(paths).toContain("package.json");
   expect(paths.filter((p) => p.endsWith(".map") || p.startsWith("release/") || p.startsWith("tests/") || p.startsWith("bench/"))).toEqual([]);
   expect(paths.filter((p) => !/^(dist\/[^/]+\.js|src\/.+\.ts|mod\.ts|package\.json|README\.md|LICENSE)$/.test(p))).toEqual([]);
-  expect(packed.size).toBeLessThan(1024 * 1024);
+  // The packed size guards against a dependency or an asset slipping in whole. It was 1 MiB until the tarball
+  // carried four more provider kinds, the model catalogue, hooks, web search, the sandbox's proxy and the
+  // language-server client (their sources and their bundled chunks: about 180 KiB packed); the clouds' SDKs
+  // and credential libraries stay out of dist (installed as dependencies, loaded when a session uses one).
+  expect(packed.size).toBeLessThan(1.25 * 1024 * 1024);
 });
 
 test("the installed package exposes the acp-edge command", () => {

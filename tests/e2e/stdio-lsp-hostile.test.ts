@@ -16,7 +16,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { NODE, ROOT, RUNTIMES } from "../helpers/agent-process.ts";
+import { NODE, ROOT, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 import { startLspAgent, type LspAgent } from "../helpers/lsp-agent.ts";
 
@@ -25,6 +25,21 @@ const HOSTILE = join(ROOT, "tests", "helpers", "hostile-language-server.mjs");
 /** User settings naming the hostile server for `.fk` files in `mode` (with its extra argument). */
 function hostile(mode: string, extra: string[] = [], waits = { startWaitSeconds: 60, waitSeconds: 60 }) {
   return { lsp: { ...waits, servers: { fake: { command: [NODE, HOSTILE, mode, ...extra], extensions: [".fk"] } } } };
+}
+
+/**
+ * `write` mode with the user's sandbox setting off; the user's settings name `fk-language-server`,
+ * a program put in `folder` (of the test's sandbox) that leaves a `ran` mark when it starts.
+ */
+function writeModeWithoutSandbox(folder: string) {
+  return {
+    mode: "write",
+    settings: { sandbox: "off", lsp: { servers: { fake: { command: ["fk-language-server"], extensions: [".fk"] } } } },
+    prepare: (sandbox: Sandbox) => {
+      const bin = sandbox.write(`${folder}/fk-language-server`, `#!/bin/sh\ntouch ${join(sandbox.root, "ran")}\nexec ${NODE} ${HOSTILE} flood\n`);
+      chmodSync(bin, 0o755);
+    },
+  };
 }
 
 for (const runtime of RUNTIMES) {
@@ -120,15 +135,8 @@ for (const runtime of RUNTIMES) {
     }, 120_000);
 
     test("a server program from the project does not run unconfined unless the mode is yolo", async () => {
-      agent = await startLspAgent(runtime, {
-        mode: "write",
-        // The user's settings name the program; the project supplies one of that name.
-        settings: { sandbox: "off", lsp: { servers: { fake: { command: ["fk-language-server"], extensions: [".fk"] } } } },
-        prepare: (sandbox) => {
-          const bin = sandbox.write("project/node_modules/.bin/fk-language-server", `#!/bin/sh\ntouch ${join(sandbox.root, "ran")}\nexec ${NODE} ${HOSTILE} flood\n`);
-          chmodSync(bin, 0o755);
-        },
-      });
+      // The user's settings name the program; the project supplies one of that name.
+      agent = await startLspAgent(runtime, writeModeWithoutSandbox("project/node_modules/.bin"));
       const { sent } = await agent.callOnce("w1", "write", { path: "a.fk", content: "x\n" });
       expect(sent).toContain("Successfully wrote");
       expect(sent).toContain("was not started: it is code from the repository");
@@ -136,15 +144,7 @@ for (const runtime of RUNTIMES) {
     }, 120_000);
 
     test("without a sandbox (the user's setting off) and not in yolo, a server on the user's PATH is not started, and the edit says why once", async () => {
-      agent = await startLspAgent(runtime, {
-        mode: "write",
-        settings: { sandbox: "off", lsp: { servers: { fake: { command: ["fk-language-server"], extensions: [".fk"] } } } },
-        prepare: (sandbox) => {
-          const bin = sandbox.write("user-bin/fk-language-server", `#!/bin/sh\ntouch ${join(sandbox.root, "ran")}\nexec ${NODE} ${HOSTILE} flood\n`);
-          chmodSync(bin, 0o755);
-        },
-        pathFirst: (sandbox) => join(sandbox.root, "user-bin"),
-      });
+      agent = await startLspAgent(runtime, { ...writeModeWithoutSandbox("user-bin"), pathFirst: (sandbox) => join(sandbox.root, "user-bin") });
       const first = await agent.callOnce("w1", "write", { path: "a.fk", content: "x\n" });
       expect(first.sent).toContain("Successfully wrote");
       expect(first.sent).toContain("was not started: a language server can run code from the repository (build scripts, the project's own compiler), run only under the sandbox or in yolo mode");

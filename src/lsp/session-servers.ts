@@ -4,12 +4,16 @@
  * crashes (then left down, with a notice), at most `MAX_SERVERS` of them, all
  * stopped when the session closes. What an edit is told comes from here.
  *
- * Trust: a server program found inside the session's folders (the project's
- * `node_modules/.bin`, a `PATH` folder in the project) is code from the
- * repository. It runs only when the session's commands would run it anyway
- * without asking the user: confined by the sandbox, or in `yolo` mode.
- * Programs from the user's `PATH` or the user's settings run under the sandbox
- * when the session has one, and unconfined otherwise, like the editor's own servers.
+ * Trust: a language server runs code the repository supplies — rust-analyzer
+ * runs build scripts and proc-macros, typescript-language-server prefers the
+ * workspace's own TypeScript, gopls runs `go list` — wherever its program
+ * comes from (the user's `PATH`, the user's settings, the project's
+ * `node_modules/.bin`). So every server follows the rule of the session's
+ * commands that run unasked: in every mode but `yolo` it runs confined by the
+ * sandbox (read-only, with a temporary folder), and where the session has no
+ * sandbox it is not started at all — said once, with the first edit of its
+ * language, with what is missing. Only `yolo` (the user's full trust) runs it
+ * unconfined, like that mode's commands. Fails closed: no sandbox, no server.
  * @module
  */
 import type { LspSettings } from "../config/settings-schema.ts";
@@ -33,8 +37,10 @@ export interface ServerHost {
   roots: readonly string[];
   /** The confinement servers run in, or undefined when they run unconfined. */
   sandbox(): Promise<SandboxSpec | undefined>;
-  /** Whether a program from the project may run unconfined (the session runs commands unasked). */
-  trustsProjectPrograms(): boolean;
+  /** Whether a server may run unconfined (the session runs commands unasked without a sandbox: yolo). */
+  mayRunUnconfined(): boolean;
+  /** Why there is no sandbox for the servers, and what would give them one (for the user). */
+  missingSandbox(): Promise<string>;
   /** Called when a server has started (the `diagnostics` tool is offered from then on). */
   serverStarted(): void;
 }
@@ -106,11 +112,14 @@ export class SessionServers {
     const name = found.entry.name;
     const shown = { server: name, path };
     const confinement = await this.#host.sandbox();
-    if (found.fromProject && !confinement && !this.#host.trustsProjectPrograms()) {
-      return this.#tellOnce(`untrusted\0${found.program}`, {
+    if (!confinement && !this.#host.mayRunUnconfined()) {
+      const why = found.fromProject
+        ? `The ${name} language server in the project (${found.program}) was not started: it is code from the repository`
+        : `The ${name} language server (${found.program}) was not started: a language server can run code from the repository (build scripts, the project's own compiler)`;
+      return this.#tellOnce(`unconfined\0${name}`, {
         ...shown,
         kind: "notice",
-        text: `The ${name} language server in the project (${found.program}) was not started: it is code from the repository, run only under the sandbox or in yolo mode. Add it to the lsp setting of your own settings to use it.`,
+        text: `${why}, run only under the sandbox or in yolo mode, and there is no sandbox: ${await this.#host.missingSandbox()}. Edits go on without its diagnostics.`,
       });
     }
     const key = `${name}\0${found.root}`;

@@ -1,9 +1,9 @@
 /**
  * A live session's language servers, made the first time one of its calls
  * changes a file: they see the session's folders and the user's `lsp`
- * settings, run under the session's sandbox when it has one (and its setting
- * is not off, nor the mode `yolo`), and trust a program from the project only
- * when that confines it or the mode is `yolo` (see lsp/session-servers.ts).
+ * settings, and run under the session's sandbox; unconfined only in `yolo`
+ * mode, and not at all where the sandbox is off or missing (a server runs the
+ * repository's code: see lsp/session-servers.ts).
  * @module
  */
 import { languageServers, type LanguageServers } from "../lsp/session-lsp.ts";
@@ -23,7 +23,12 @@ export function languageServersOf(live: LiveSession): LanguageServers {
       const availability = await live.sandbox.availability();
       return availability.available ? live.sandbox.spec(true) : undefined;
     },
-    trustsProjectPrograms: () => live.mode === "yolo",
+    mayRunUnconfined: () => live.mode === "yolo",
+    async missingSandbox() {
+      if (live.sandbox.mode === "off") return "the sandbox setting is off (turn it on, or use yolo mode)";
+      const availability = await live.sandbox.availability();
+      return availability.available ? "the sandbox could not be prepared" : `this machine lacks ${availability.missing} (or use yolo mode)`;
+    },
     serverStarted: () => live.offerTools(sessionTools(live)),
   });
   live.attachLanguageServers(servers);

@@ -6,6 +6,9 @@
  * process is ended), one that crashes (restarted once, then a notice); a
  * server command in a project's settings file, and a project's own
  * `node_modules/.bin` server without the sandbox in `write` mode, never run;
+ * without a sandbox and not in yolo no server runs, one on the user's `PATH`
+ * included (said once); in `write` mode a server of the user's runs in the
+ * sandbox;
  * a server that ignores the end of its input and SIGTERM, ended when the
  * agent is killed.
  * Over stdio with the fake model server.
@@ -13,7 +16,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { NODE, ROOT, RUNTIMES } from "../helpers/agent-process.ts";
+import { NODE, ROOT, RUNTIMES, type Sandbox } from "../helpers/agent-process.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 import { startLspAgent, type LspAgent } from "../helpers/lsp-agent.ts";
 
@@ -22,6 +25,21 @@ const HOSTILE = join(ROOT, "tests", "helpers", "hostile-language-server.mjs");
 /** User settings naming the hostile server for `.fk` files in `mode` (with its extra argument). */
 function hostile(mode: string, extra: string[] = [], waits = { startWaitSeconds: 60, waitSeconds: 60 }) {
   return { lsp: { ...waits, servers: { fake: { command: [NODE, HOSTILE, mode, ...extra], extensions: [".fk"] } } } };
+}
+
+/**
+ * `write` mode with the user's sandbox setting off; the user's settings name `fk-language-server`,
+ * a program put in `folder` (of the test's sandbox) that leaves a `ran` mark when it starts.
+ */
+function writeModeWithoutSandbox(folder: string) {
+  return {
+    mode: "write",
+    settings: { sandbox: "off", lsp: { servers: { fake: { command: ["fk-language-server"], extensions: [".fk"] } } } },
+    prepare: (sandbox: Sandbox) => {
+      const bin = sandbox.write(`${folder}/fk-language-server`, `#!/bin/sh\ntouch ${join(sandbox.root, "ran")}\nexec ${NODE} ${HOSTILE} flood\n`);
+      chmodSync(bin, 0o755);
+    },
+  };
 }
 
 for (const runtime of RUNTIMES) {
@@ -117,19 +135,33 @@ for (const runtime of RUNTIMES) {
     }, 120_000);
 
     test("a server program from the project does not run unconfined unless the mode is yolo", async () => {
-      agent = await startLspAgent(runtime, {
-        mode: "write",
-        // The user's settings name the program; the project supplies one of that name.
-        settings: { sandbox: "off", lsp: { servers: { fake: { command: ["fk-language-server"], extensions: [".fk"] } } } },
-        prepare: (sandbox) => {
-          const bin = sandbox.write("project/node_modules/.bin/fk-language-server", `#!/bin/sh\ntouch ${join(sandbox.root, "ran")}\nexec ${NODE} ${HOSTILE} flood\n`);
-          chmodSync(bin, 0o755);
-        },
-      });
+      // The user's settings name the program; the project supplies one of that name.
+      agent = await startLspAgent(runtime, writeModeWithoutSandbox("project/node_modules/.bin"));
       const { sent } = await agent.callOnce("w1", "write", { path: "a.fk", content: "x\n" });
       expect(sent).toContain("Successfully wrote");
       expect(sent).toContain("was not started: it is code from the repository");
       expect(existsSync(join(agent.sandbox.root, "ran"))).toBe(false);
+    }, 120_000);
+
+    test("without a sandbox (the user's setting off) and not in yolo, a server on the user's PATH is not started, and the edit says why once", async () => {
+      agent = await startLspAgent(runtime, { ...writeModeWithoutSandbox("user-bin"), pathFirst: (sandbox) => join(sandbox.root, "user-bin") });
+      const first = await agent.callOnce("w1", "write", { path: "a.fk", content: "x\n" });
+      expect(first.sent).toContain("Successfully wrote");
+      expect(first.sent).toContain("was not started: a language server can run code from the repository (build scripts, the project's own compiler), run only under the sandbox or in yolo mode");
+      expect(first.sent).toContain("the sandbox setting is off");
+      const second = await agent.callOnce("w2", "write", { path: "b.fk", content: "y\n" });
+      expect(second.sent).toContain("Successfully wrote");
+      expect(second.sent).not.toContain("language server");
+      expect(existsSync(join(agent.sandbox.root, "ran"))).toBe(false);
+    }, 120_000);
+
+    test("in write mode a server from the user's settings runs in the sandbox, and reports", async () => {
+      agent = await startLspAgent(runtime, { mode: "write", settings: hostile("flood") });
+      const { sent } = await agent.callOnce("w1", "write", { path: "a.fk", content: "x\n" });
+      expect(sent).toContain("reports 2500 errors in a.fk");
+      // The server is started by the sandbox's program, not by the agent directly.
+      const confined = agent.children().filter((p) => p.command.includes(HOSTILE) && /(^|\/)bwrap\s/.test(p.command));
+      expect(confined.length).toBeGreaterThan(0);
     }, 120_000);
   });
 }

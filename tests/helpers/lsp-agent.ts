@@ -23,14 +23,17 @@ export interface LspAgent {
   close(): Promise<void>;
 }
 
-/** Starts the agent in `mode` with these user settings (the fake provider's added), after `prepare` filled the project. */
-export async function startLspAgent(runtime: RuntimeName, options: { mode: string; settings: Record<string, unknown>; prepare?: (sandbox: Sandbox) => void; args?: string[] }): Promise<LspAgent> {
+/** Starts the agent in `mode` with these user settings (the fake provider's added), after `prepare` filled the project; `pathFirst` is a folder put first on its `PATH`. */
+export async function startLspAgent(
+  runtime: RuntimeName,
+  options: { mode: string; settings: Record<string, unknown>; prepare?: (sandbox: Sandbox) => void; args?: string[]; pathFirst?: (sandbox: Sandbox) => string },
+): Promise<LspAgent> {
   const sandbox = makeSandbox();
   options.prepare?.(sandbox);
   const server: FakeModelServer = await startFakeModelServer();
   writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ maxRetries: 0, ...options.settings }));
   const proc = spawnAgent(runtime, ["agent", "stdio", "--model", "anthropic/claude-sonnet-4-5", "--approval-mode", options.mode, ...(options.args ?? [])], {
-    env: { PATH: pathWithoutPackageBins(), TMPDIR: sandbox.root, ACP_EDGE_HOME: sandbox.home, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-test-lsp-0123456789" },
+    env: { PATH: [...(options.pathFirst ? [options.pathFirst(sandbox)] : []), pathWithoutPackageBins()].join(delimiter), TMPDIR: sandbox.root, ACP_EDGE_HOME: sandbox.home, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-test-lsp-0123456789" },
   });
   const client = connectClient(proc);
   await initialize(client);

@@ -158,16 +158,19 @@ export async function openSession(services: AgentServices, request: OpenSessionR
     compaction: compactionBudget(model.info.contextWindow, settings.compaction ?? {}),
     ...(webSearch ? { webSearch } : {}),
     ...(restored ? { history: restored.history } : {}),
-    // Files a command changes are snapshotted around it, so a rewind can put them back.
-    // Hooks come first: their PreToolUse judges the call before anything else acts, their PostToolUse sees it last.
+    // Steps act before the call in this order and after it in the reverse one. The checkpoint is outermost, so
+    // its "after" snapshot of a command's files comes last, once a PostToolUse hook (a formatter) rewrote them;
+    // the language servers come next, so their diagnostics see the hook's text. A PreToolUse hook still judges the
+    // call before anything acts: that is the separate gate pass (gateCall), not this order.
     steps: [
-      ...(hooks && hookParts ? [hookParts.hookCallStep(hooks)] : []),
+      // Files a command changes are snapshotted around it, so a rewind can put them back.
       commandCheckpoints(async () => join(await services.store.outputDirectory(id), CHECKPOINT_FOLDER), late),
       // A changed file's language-server errors are added to the call's result (code loaded with the first change).
       lazyStep(
         (call) => call.tool.kind === "edit" && settings.lsp !== false && opened !== undefined,
         async () => (await import("../session-language-servers.ts")).languageServersOf(opened!).step,
       ),
+      ...(hooks && hookParts ? [hookParts.hookCallStep(hooks)] : []),
     ],
     ...(hooks && hookParts ? { hooks: hookParts.hookTurnHooks(hooks) } : {}),
   });

@@ -27,7 +27,8 @@ export async function runStdio(options: CliOptions): Promise<number> {
         stream.endInput();
         return;
       }
-      void services.sessions.releaseAll().finally(() => exitProcess(0));
+      // Still flushed and unlocked, but SessionEnd hooks are no longer waited for.
+      void services.sessions.releaseAll(true).finally(() => exitProcess(0));
     });
   const removeHandlers = [stopOn("SIGINT"), stopOn("SIGTERM")];
   const served = serveConnection(services, stream);

@@ -183,7 +183,8 @@ export async function executeCall(
     }
     const text = redact(error instanceof Error ? error.message : String(error));
     const notes = await after({ failure: text });
-    return await fail([text, ...notes].join("\n\n"));
+    // The steps' notes are redacted here as on the success path: a hook's stderr may name a key.
+    return await fail([text, ...notes.map(redact)].join("\n\n"));
   }
   const notes = await after({ result });
   await flushOutput();

@@ -131,7 +131,8 @@ export async function runTurn(context: TurnContext, prompt: UserMessage, promptI
         if (goOn === undefined) return "end_turn";
         if (context.requests.left <= 0) return "max_turn_requests";
         stopHeld = true;
-        await append({ role: "user", content: [{ type: "text", text: goOn }] });
+        // Marked as the hook's: the user did not type it, so it is no point to rewind to.
+        await append({ role: "user", content: [{ type: "text", text: goOn, addedBy: "hook" }] });
         continue;
       }
       if (context.requests.left <= 0) return "max_turn_requests";

@@ -18,6 +18,11 @@ export type ProviderData = Record<string, Record<string, unknown>>;
 export interface TextPart {
   type: "text";
   text: string;
+  /**
+   * Text a hook added to the conversation (its context, a Stop hook's reason to go on): the model reads it,
+   * but the user never typed it — it is no rewind point, no part of a message's fingerprint, not replayed as theirs.
+   */
+  addedBy?: "hook";
 }
 
 export interface ImagePart {

@@ -473,13 +473,21 @@ export class LiveSession {
     return this.#agent.backgroundCommands.list();
   }
 
+  /** Set when the agent leaves at once (a second signal): a close no longer waits for SessionEnd hooks, and ends them. */
+  readonly #leavingAtOnce = new AbortController();
+
+  /** The agent is leaving at once: a close (running or to come) stops waiting for SessionEnd hooks. */
+  stopWaitingForHooks(): void {
+    this.#leavingAtOnce.abort();
+  }
+
   /** Ends the session in this process: waiting prompts dropped, its turn cancelled and awaited, its background commands ended, its journal, MCP and language servers and sandbox network closed. */
   async close(reason: string): Promise<void> {
     this.#turn.close();
     this.cancel(reason);
     await this.turnSettled();
-    // SessionEnd hooks run once its last turn is over, as it leaves this process (bounded by their timeouts).
-    await this.hooks?.sessionEnded("other");
+    // SessionEnd hooks run once its last turn is over, as it leaves this process (waited for a few seconds at most).
+    await this.hooks?.sessionEnded("other", this.#leavingAtOnce.signal);
     await Promise.all([this.recorder.journal.close(), this.#mcp?.close(), this.#agent.backgroundCommands.closeAll().finally(() => this.sandbox.close()), this.#languageServers?.close()]);
   }
 }

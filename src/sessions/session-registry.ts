@@ -15,6 +15,8 @@ export class SessionRegistry {
   readonly #sessions = new Map<string, LiveSession>();
   readonly #opening = new Map<string, Promise<LiveSession>>();
   readonly #closing = new Map<string, Promise<void>>();
+  /** The sessions `release` is closing now (out of `#sessions` already), so a hurried shutdown can reach them. */
+  readonly #leaving = new Map<string, LiveSession>();
   readonly #deletionWatchers = new Set<(id: string, reason: string) => void>();
 
   /**
@@ -150,17 +152,28 @@ export class SessionRegistry {
       await session.close("the session was closed");
     })();
     this.#closing.set(id, closed);
+    this.#leaving.set(id, session);
     try {
       await closed;
     } finally {
       this.#closing.delete(id);
+      this.#leaving.delete(id);
     }
   }
 
-  /** Closes every session (end of process): turns cancelled, journals flushed and unlocked. */
-  async releaseAll(): Promise<void> {
+  /**
+   * Closes every session (end of process): turns cancelled, journals flushed and unlocked.
+   * `atOnce` (a second signal): no close waits for SessionEnd hooks, those running are ended.
+   */
+  async releaseAll(atOnce = false): Promise<void> {
+    const hurry = () => {
+      if (atOnce) for (const session of [...this.#sessions.values(), ...this.#leaving.values()]) session.stopWaitingForHooks();
+    };
+    hurry();
     await this.cancelAll();
     await Promise.allSettled([...this.#opening.values()]);
+    // Sessions opened meanwhile are hurried too.
+    hurry();
     await Promise.all([...this.#sessions.keys(), ...this.#closing.keys()].map((id) => this.release(id)));
   }
 

@@ -5,7 +5,9 @@
  * session ("Run this project's hooks?"); a rejection, a client that cannot
  * answer, or `read-only` means they do not run; "allow always" is remembered
  * in the agent home, and a changed hook file asks again. A project hook's
- * `allow` never skips a permission question, the user's own does. A project
+ * `allow` never skips a permission question, the user's own does — but not
+ * the question about leaving the sandbox or the session's folders, and a
+ * hook's `ask` reason never hides the diff or the sandbox warning. A project
  * settings file that is a link to /proc or a FIFO is not read, and says so.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -32,6 +34,7 @@ for (const runtime of RUNTIMES) {
     let notified: string;
     let projectSettings: string;
     let projectHooks: Record<string, unknown>;
+    let allowSaw: string;
     /** How the next trust question is answered: an option, or a failure of the client. */
     let trustAnswer: "allow_always" | "reject_once" | "error" = "reject_once";
     const trustAsked: acp.RequestPermissionRequest[] = [];
@@ -41,10 +44,22 @@ for (const runtime of RUNTIMES) {
       sandbox = makeSandbox();
       const userHome = join(sandbox.root, "user");
       marker = join(sandbox.root, "project-hook-ran");
-      const userAllow = script(join(userHome, "hook-scripts"), "allow.sh", `if cat | grep -q USER-ALLOWED; then echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'; fi`);
+      // The user's own hook allows every call naming USER-ALLOWED, and keeps what it was given for one asking to leave the sandbox.
+      allowSaw = join(sandbox.root, "allow-saw.json");
+      const userAllow = script(
+        join(userHome, "hook-scripts"),
+        "allow.sh",
+        `input=$(cat); case "$input" in *ESCALATED*) printf '%s' "$input" > '${allowSaw}';; esac; if printf '%s' "$input" | grep -q USER-ALLOWED; then echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'; fi`,
+      );
+      // And one that asks, with a reason, about every call naming HOOK-ASKS.
+      const userAsk = script(
+        join(userHome, "hook-scripts"),
+        "ask.sh",
+        `if cat | grep -q HOOK-ASKS; then echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"formatting check HOOK-REASON"}}'; fi`,
+      );
       notified = join(sandbox.root, "notified.json");
       const notify = script(join(userHome, "hook-scripts"), "notify.sh", `cat > '${notified}'`);
-      writeHooks(join(userHome, ".claude", "settings.json"), { PreToolUse: [group(userAllow, "Bash")], Notification: [group(notify)] });
+      writeHooks(join(userHome, ".claude", "settings.json"), { PreToolUse: [group(userAllow, "Bash|Read"), group(userAsk, "Bash|Edit")], Notification: [group(notify)] });
       // The project's hooks live in the repository: scripts inline, as a hostile one would write them.
       projectSettings = join(sandbox.project, ".claude", "settings.json");
       projectHooks = {
@@ -139,6 +154,51 @@ for (const runtime of RUNTIMES) {
       const messages = JSON.stringify(server.requests.at(-1)!.body.messages);
       expect(messages).toContain("PROJECT-ALLOWED");
       expect(messages).toContain("USER-ALLOWED");
+    });
+
+    test("the user's own hook's allow never skips the question about leaving the sandbox or the session's folders, and the hook is told the call leaves the sandbox", async () => {
+      trustAnswer = "reject_once";
+      const sessionId = await newSession();
+      const outsideFile = join(sandbox.root, "USER-ALLOWED-outside.txt");
+      writeFileSync(outsideFile, "outside\n");
+      server.push(
+        { toolCalls: [{ name: "bash", input: { command: "echo USER-ALLOWED-ESCALATED", outsideSandbox: true, reason: "needs the network" } }] },
+        { toolCalls: [{ name: "read", input: { path: outsideFile } }] },
+        { toolCalls: [{ name: "bash", input: { command: "echo USER-ALLOWED-CONFINED" } }] },
+        { text: "ran" },
+      );
+      const before = toolAsked.length;
+      expect((await agent.prompt(sessionId, "run")).stopReason).toBe("end_turn");
+      const asked = toolAsked.slice(before);
+      const escalated = asked.find((p) => JSON.stringify(p.toolCall.rawInput).includes("USER-ALLOWED-ESCALATED"));
+      expect(escalated).toBeDefined();
+      expect(JSON.stringify(escalated!.toolCall.content)).toContain("Run outside the sandbox");
+      expect(asked.some((p) => JSON.stringify(p.toolCall.rawInput).includes("USER-ALLOWED-outside.txt"))).toBe(true);
+      // The same hook's allow still skips the question for the command that stays in the sandbox.
+      expect(asked.some((p) => JSON.stringify(p.toolCall.rawInput).includes("USER-ALLOWED-CONFINED"))).toBe(false);
+      expect(JSON.parse(readFileSync(allowSaw, "utf8")).tool_input).toEqual({ command: "echo USER-ALLOWED-ESCALATED", dangerouslyDisableSandbox: true });
+    });
+
+    test("a hook's reason is added to the question, never in place of the diff or the warning about leaving the sandbox", async () => {
+      trustAnswer = "reject_once";
+      const sessionId = await newSession();
+      writeFileSync(join(sandbox.project, "hooked.txt"), "alpha\n");
+      server.push(
+        { toolCalls: [{ name: "bash", input: { command: "echo HOOK-ASKS", outsideSandbox: true, reason: "needs the network" } }] },
+        { toolCalls: [{ name: "edit", input: { path: "hooked.txt", edits: [{ oldText: "alpha", newText: "beta HOOK-ASKS" }] } }] },
+        { text: "done" },
+      );
+      const before = toolAsked.length;
+      expect((await agent.prompt(sessionId, "run")).stopReason).toBe("end_turn");
+      const asked = toolAsked.slice(before);
+      const command = asked.find((p) => p.toolCall.kind === "execute");
+      const commandContent = JSON.stringify(command?.toolCall.content);
+      expect(commandContent).toContain("Run outside the sandbox");
+      expect(commandContent).toContain("needs the network");
+      expect(commandContent).toContain("HOOK-REASON");
+      const edit = asked.find((p) => p.toolCall.kind === "edit");
+      expect(edit?.toolCall.content?.find((c) => c.type === "diff")).toMatchObject({ type: "diff", oldText: "alpha\n", newText: "beta HOOK-ASKS\n" });
+      expect(JSON.stringify(edit?.toolCall.content)).toContain("HOOK-REASON");
     });
 
     test("remembered: a new session with the same hooks is not asked and runs them", async () => {

@@ -49,9 +49,12 @@ export function createAuthorizer({ live, client }: AuthorizerOptions): ToolAutho
       ...(availability ? { sandbox: { mode: live.sandbox.mode, available: availability.available, ...(availability.available ? {} : { missing: availability.missing }) } } : {}),
     });
     if (verdict.decision === "deny") return { allowed: false, reason: verdict.reason };
-    // A hook may make the gate ask where it would not, or (a hook of the user's own) skip a question; never a refusal.
+    // A hook may make the gate ask where it would not, or (a hook of the user's own) skip a question; never a refusal,
+    // and never the question about leaving the sandbox or the session's folders: a hook that approves `npm test` did
+    // not approve it running unconfined, or on files the user never opened to the agent.
     const hook = request.stepDecision;
-    const decision = hook?.decision === "ask" ? "ask" : hook?.decision === "allow" ? "allow" : verdict.decision;
+    const hookMaySkip = !request.access.outsideSandbox && !verdict.outside;
+    const decision = hook?.decision === "ask" ? "ask" : hook?.decision === "allow" && hookMaySkip ? "allow" : verdict.decision;
     // The confinement is worked out now, for the session's folders as they are.
     let sandbox: Awaited<ReturnType<typeof live.sandbox.spec>>;
     try {
@@ -108,12 +111,22 @@ export function createAuthorizer({ live, client }: AuthorizerOptions): ToolAutho
   };
 }
 
-/** What the editor shows while asking: title, kind, locations and, for edits, the diff; for a command leaving the sandbox, the model's reason. */
+/**
+ * What the editor shows while asking: title, kind, locations and one content list of everything that
+ * applies — the edit's diff, the warning that a command leaves the sandbox (with the model's reason),
+ * then a hook's reason. Nothing a hook says can take the place of the diff or the warning.
+ */
 function permissionToolCall(request: AuthorizationRequest): ToolCallUpdate {
   const locations = request.preview?.locations ?? request.description.locations;
   const diff = request.preview?.diff;
   const escalation = request.access.outsideSandbox;
   const hookReason = request.stepDecision?.decision === "ask" ? request.stepDecision.reason : undefined;
+  const text = (value: string) => ({ type: "content" as const, content: { type: "text" as const, text: value } });
+  const content: NonNullable<ToolCallUpdate["content"]> = [
+    ...(diff ? [{ type: "diff" as const, path: diff.path, oldText: diff.oldText, newText: diff.newText }] : []),
+    ...(escalation ? [text(`Run outside the sandbox (no confinement of files or network). Reason given: ${escalation.reason}`)] : []),
+    ...(hookReason ? [text(`A hook asks for your approval: ${hookReason}`)] : []),
+  ];
   return {
     toolCallId: request.toolCallId,
     title: request.description.title,
@@ -121,9 +134,7 @@ function permissionToolCall(request: AuthorizationRequest): ToolCallUpdate {
     status: "pending",
     locations: locations.map((l) => (l.line === undefined ? { path: l.path } : { path: l.path, line: l.line })),
     rawInput: request.input,
-    ...(diff ? { content: [{ type: "diff", path: diff.path, oldText: diff.oldText, newText: diff.newText }] } : {}),
-    ...(escalation ? { content: [{ type: "content", content: { type: "text", text: `Run outside the sandbox (no confinement of files or network). Reason given: ${escalation.reason}` } }] } : {}),
-    ...(hookReason ? { content: [{ type: "content", content: { type: "text", text: `A hook asks for your approval: ${hookReason}` } }] } : {}),
+    ...(content.length > 0 ? { content } : {}),
     ...(request.parentToolCallId === undefined ? {} : { _meta: { [PARENT_META_KEY]: request.parentToolCallId } }),
   };
 }

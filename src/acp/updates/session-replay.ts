@@ -4,6 +4,7 @@
  * title and usage.
  * @module
  */
+import { typedParts } from "../../models/typed-parts.ts";
 import type { Citation, ModelMessage } from "../../models/types.ts";
 import type { sourcesText } from "../../models/citations.ts";
 import type { StoredEntry } from "../../store/types.ts";
@@ -80,7 +81,8 @@ export function replayUpdates(stored: readonly StoredEntry[], sources?: typeof s
 }
 
 function messageUpdates(messageId: string, message: ModelMessage, sourcesText?: (citations: Citation[] | undefined) => string): SessionUpdate[] {
-  if (message.role === "user") return userMessageChunks(message.content, messageId);
+  // What hooks added is not replayed as the user's words: they did not type it.
+  if (message.role === "user") return userMessageChunks(typedParts(message.content), messageId);
   if (message.role === "assistant") {
     const out: SessionUpdate[] = [];
     for (const part of message.content) {

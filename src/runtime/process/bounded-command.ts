@@ -6,6 +6,8 @@
  * deadline. On the deadline, on cancel, and as soon as the shell itself has
  * exited, its whole process tree is ended (see process-tree.ts): a child it
  * forked and left running does not outlive it, nor hold its pipes open.
+ * It is tied to the agent (agent-watchdog.ts): an agent killed outright
+ * (SIGKILL) does not leave it, or what it started, running.
  * @module
  */
 import { withDeadline } from "../deadline-signal.ts";
@@ -47,7 +49,7 @@ export async function runBoundedCommand(options: BoundedCommandOptions): Promise
   });
   let child: SpawnedProcess;
   try {
-    child = await spawnProcess({ command: options.shell, args: ["-c", options.command], cwd: options.cwd, env: options.env });
+    child = await spawnProcess({ command: options.shell, args: ["-c", options.command], cwd: options.cwd, env: options.env, tiedToAgent: true });
   } catch (error) {
     deadline.release();
     return ended({ startFailure: error instanceof Error ? error.message : String(error) });

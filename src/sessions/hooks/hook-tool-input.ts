@@ -40,7 +40,13 @@ export function claudeToolInput(tool: string, input: unknown, cwd: string): Inpu
   const defined = (fields: Input): Input => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
   switch (tool) {
     case "bash":
-      return defined({ command: args.command, timeout: typeof args.timeout === "number" ? args.timeout * 1000 : undefined, run_in_background: args.background });
+      // `dangerouslyDisableSandbox` is Claude Code's name for a call asking to run unconfined: a hook written for it reads it there.
+      return defined({
+        command: args.command,
+        timeout: typeof args.timeout === "number" ? args.timeout * 1000 : undefined,
+        run_in_background: args.background,
+        dangerouslyDisableSandbox: args.outsideSandbox === true ? true : undefined,
+      });
     case "read":
       return defined({ file_path: path(), offset: args.offset, limit: args.limit });
     case "write":

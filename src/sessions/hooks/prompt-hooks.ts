@@ -26,6 +26,7 @@ export async function promptHooks(hooks: SessionHooks, content: Array<TextPart |
   const refusal = verdict.block ?? verdict.halt;
   if (refusal !== undefined) return { refused: `The prompt was blocked by a UserPromptSubmit hook: ${refusal}` };
   added.push(...verdict.context);
-  if (added.length > 0) content.push({ type: "text", text: `<hook-context>\n${added.join("\n")}\n</hook-context>` });
+  // A part of its own, marked: the prompt's own parts stay what the client sent (its fingerprint still names them).
+  if (added.length > 0) content.push({ type: "text", text: `<hook-context>\n${added.join("\n")}\n</hook-context>`, addedBy: "hook" });
   return {};
 }

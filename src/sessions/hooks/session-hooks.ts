@@ -13,6 +13,7 @@ import type { ApprovalMode } from "../../config/settings-schema.ts";
 import { runBoundedCommand } from "../../runtime/process/bounded-command.ts";
 import { defaultShell } from "../../runtime/process/spawn-shell.ts";
 import { redact } from "../../runtime/secrets.ts";
+import { withDeadline } from "../../runtime/deadline-signal.ts";
 import { readHookCommands, type HookCommand, type HookEvent } from "./hook-config.ts";
 import type { HookFile } from "./hook-files.ts";
 import { hookEnvironment } from "./hook-environment.ts";
@@ -21,6 +22,13 @@ import { isTrusted, projectHookHash, rememberTrust } from "./hook-trust.ts";
 
 /** Bytes kept of a hook's stdout and of its stderr, each. */
 export const HOOK_OUTPUT_BUDGET = 64 * 1024;
+
+/**
+ * How long a session's close waits for its SessionEnd hooks, whatever their own timeouts: the close
+ * frees the journal's lock, background commands, language servers and the sandbox's network, which
+ * must not wait an hour for a hook. Hooks still running then are ended.
+ */
+export const SESSION_END_WAIT_MS = 5_000;
 
 /** Asks the user whether the project's hooks may run; true only for an explicit yes. */
 export type TrustAsker = (commands: readonly HookCommand[], signal: AbortSignal) => Promise<boolean>;
@@ -135,11 +143,16 @@ export class SessionHooks {
     void this.fire("Notification", { message }, signal);
   }
 
-  /** SessionEnd, as the session closes in this process. */
-  async sessionEnded(reason: string): Promise<void> {
+  /** SessionEnd, as the session closes in this process: waited for at most {@link SESSION_END_WAIT_MS}, or until `stop` (the agent leaves at once). */
+  async sessionEnded(reason: string, stop: AbortSignal): Promise<void> {
     // A session only opened (listed, loaded and left) never started for its hooks, so it does not end for them either.
-    if (!this.#started) return;
-    await this.fire("SessionEnd", { reason }, new AbortController().signal);
+    if (!this.#started || stop.aborted) return;
+    const deadline = withDeadline(stop, SESSION_END_WAIT_MS);
+    try {
+      await this.fire("SessionEnd", { reason }, deadline.signal);
+    } finally {
+      deadline.release();
+    }
   }
 }
 

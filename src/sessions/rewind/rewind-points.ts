@@ -20,6 +20,7 @@ import { entryProblem } from "../journal/session-entry-schemas.ts";
 import { restoreState } from "../journal/session-restore.ts";
 import { SessionError } from "../session-error.ts";
 import { contentId } from "../checkpoints/object-store.ts";
+import { addedByHooksOnly, typedParts } from "../../models/typed-parts.ts";
 
 /** One user message of the conversation a rewind can go back to before. */
 export interface RewindPoint {
@@ -57,8 +58,11 @@ export async function fingerprintOf(text: string): Promise<string> {
   return `sha256:${await contentId(new TextEncoder().encode(text))}`;
 }
 
+/** A message's text; of a user message only what the user sent (a hook's context is not theirs to name). */
 function textParts(message: ModelMessage): string[] {
-  return message.role === "tool" ? [] : message.content.flatMap((part) => (part.type === "text" ? [part.text] : []));
+  if (message.role === "tool") return [];
+  const parts = message.role === "user" ? typedParts(message.content) : message.content;
+  return parts.flatMap((part) => (part.type === "text" ? [part.text] : []));
 }
 
 /** The fingerprints of a message's text: its parts joined without and with line breaks. */
@@ -82,6 +86,8 @@ export async function rewindPoints(stored: readonly StoredEntry[]): Promise<Rewi
     const messageId = entry.messageId as string;
     const parts = textParts(message);
     if (message.role === "user") {
+      // A Stop hook's reason to go on is the agent's own message: the user typed nothing there.
+      if (addedByHooksOnly(message.content)) continue;
       points.push({ messageId, from, text: parts.join("\n"), fingerprints: await fingerprintsOf(parts), ...(reply ? { reply } : {}) });
     } else if (message.role === "assistant") {
       knownIds.add(messageId);

@@ -133,8 +133,9 @@ export function resolveCredential(provider: ProviderConfig, auth: AuthFile): Cre
   if (cloud && !clouds) return { ok: false, hint: "its credentials have not been checked yet" };
   const problem = cloud ? clouds!.placementProblem(provider) : undefined;
   if (problem) return { ok: false, hint: problem };
-  if (stored) {
-    registerSecret(stored.key);
+  if (stored) registerSecret(stored.key);
+  // Vertex takes Google's credentials only: a key stored for it (login refuses one) could never be sent.
+  if (stored && provider.api !== "vertex") {
     return { ok: true, apiKey: stored.key, source: "auth.json" };
   }
   if (cloud) {

@@ -5,6 +5,7 @@
  */
 import { loadCloudChecks, resolveCredential, type Credential, type ProviderConfig } from "../config/providers.ts";
 import type { AuthFile, Settings } from "../config/settings-schema.ts";
+import type { Placement } from "../config/cloud-credentials.ts";
 import { env } from "../runtime/process/process.ts";
 import { catalogInfo, catalogModelIds, catalogProviders, isKnownModel, loadCatalog, PREFERRED_DEFAULTS } from "./catalog.ts";
 import type { EditorRoutes } from "./editor-routes.ts";
@@ -152,8 +153,11 @@ export class ModelRegistry {
     }
     // A built-in cloud provider's project, region or resource come from the environment.
     const { builtInPlacement } = await loadCloudChecks();
-    const { problem: _problem, apiKeyEnv: _keyEnv, ...placement } = configured.builtIn ? builtInPlacement(configured.name) : {};
-    const provider: ProviderConfig = { ...configured, ...placement };
+    const found: Placement = configured.builtIn ? builtInPlacement(configured.name) : {};
+    const { problem: _problem, apiKeyEnv: _keyEnv, entra: entraFromEnv, ...placement } = found;
+    // The environment's Entra token stands in only when it is the credential: a key from auth.json is sent as a key.
+    const entra = entraFromEnv === true && choice.credential.source !== "auth.json";
+    const provider: ProviderConfig = { ...configured, ...placement, ...(entra ? { entra } : {}) };
     // The model layer over the AI SDK loads with the first client, not with the program: `initialize` never needs it.
     const { createAiSdkModel } = await import("./ai-sdk.ts");
     return createAiSdkModel(choice.info, {

@@ -488,7 +488,9 @@ export class LiveSession {
     await this.turnSettled();
     // SessionEnd hooks run once its last turn is over, as it leaves this process (waited for a few seconds at most).
     await this.hooks?.sessionEnded("other", this.#leavingAtOnce.signal);
-    await Promise.all([this.recorder.journal.close(), this.#mcp?.close(), this.#agent.backgroundCommands.closeAll().finally(() => this.sandbox.close()), this.#languageServers?.close()]);
+    // The journal closes after the background commands ended and what they changed at the end was recorded.
+    const commandsEnded = this.#agent.backgroundCommands.closeAll().finally(() => Promise.all([this.sandbox.close(), this.recorder.journal.close()]));
+    await Promise.all([commandsEnded, this.#mcp?.close(), this.#languageServers?.close()]);
   }
 }
 

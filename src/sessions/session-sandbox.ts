@@ -10,6 +10,7 @@
  */
 import type { SandboxMode, Settings } from "../config/settings-schema.ts";
 import { expandTilde, homePaths } from "../config/home.ts";
+import { CLOUD_CREDENTIAL_PATH_VARIABLES, cloudCredentialPaths } from "../config/cloud-credential-files.ts";
 import { CLOUD_SECRET_VARIABLES, configuredProviders } from "../config/providers.ts";
 import { userAgentFolders } from "../config/user-folders.ts";
 import { makeDirectory } from "../runtime/files/fs.ts";
@@ -72,6 +73,8 @@ export function sessionSandbox(settings: Settings, agentHome: string, roots: rea
   const allowHosts = setting.allowHosts ?? [];
   let network: Promise<SessionNetwork> | undefined;
   let closed = false;
+  // The credential files the clouds' variables name, found with the first confined command.
+  let cloudFiles: Promise<string[]> | undefined;
   return {
     mode,
     unwritableRoots,
@@ -88,13 +91,14 @@ export function sessionSandbox(settings: Settings, agentHome: string, roots: rea
       const availability = known;
       if (!availability?.available) return undefined;
       const temp = tempDirectory();
+      cloudFiles ??= cloudCredentialPaths([...(home ? [home] : []), ...roots, temp, ...extraWritable]);
       const spec: SandboxSpec = {
         program: availability.program,
         extraOptions: availability.extraOptions,
         writable: readOnlyMode ? [temp] : [...writable, temp, ...extraWritable],
         readOnly,
-        hidden,
-        secretVariables: providerKeyVariables(settings),
+        hidden: [...hidden, ...(await cloudFiles)],
+        secretVariables: secretVariables(settings),
       };
       if (allowHosts.length === 0) return spec;
       if (closed) throw new Error("the session is closed");
@@ -102,7 +106,7 @@ export function sessionSandbox(settings: Settings, agentHome: string, roots: rea
       network ??= import("../runtime/sandbox/network/session-network.ts").then(({ startSessionNetwork }) => startSessionNetwork(allowHosts));
       const { network: way } = await network;
       // Other commands' carriers are none of this one's business.
-      return { ...spec, hidden: [...hidden, way.carriers], network: way };
+      return { ...spec, hidden: [...spec.hidden, way.carriers], network: way };
     },
     async close() {
       closed = true;
@@ -121,12 +125,23 @@ function writableRoot(root: string, home: string | undefined): boolean {
   return home === undefined || !(home === root || home.startsWith(`${root}/`));
 }
 
-/** The environment variables that hold the providers' keys (built in and custom) and the clouds' secrets (`AWS_BEARER_TOKEN_BEDROCK` fits no name pattern). */
+/**
+ * The environment variables a confined command does not get beyond the name patterns: those that
+ * hold the providers' keys (built in and custom, whatever their names), the search service's key,
+ * the clouds' secrets (`AWS_BEARER_TOKEN_BEDROCK` fits no name pattern) and the variables that point
+ * at the clouds' credential files.
+ */
+function secretVariables(settings: Settings): string[] {
+  const search = typeof settings.webSearch === "object" && settings.webSearch.apiKeyEnv ? [settings.webSearch.apiKeyEnv] : [];
+  return [...providerKeyVariables(settings), ...search, ...CLOUD_SECRET_VARIABLES, ...CLOUD_CREDENTIAL_PATH_VARIABLES];
+}
+
+/** The variables of the providers' keys, built in and custom. */
 function providerKeyVariables(settings: Settings): string[] {
   try {
-    return [...configuredProviders(settings).flatMap((provider) => (provider.apiKeyEnv ? [provider.apiKeyEnv] : [])), ...CLOUD_SECRET_VARIABLES];
+    return configuredProviders(settings).flatMap((provider) => (provider.apiKeyEnv ? [provider.apiKeyEnv] : []));
   } catch {
-    // Settings that name a provider twice never open a session; the name patterns still apply.
+    // Settings that name a provider twice never open a session; the other names and the patterns still apply.
     return [];
   }
 }

@@ -236,10 +236,11 @@ export interface BackgroundCommandsView {
   /** The ids of the commands held now, oldest first. */
   ids(): string[];
   /**
-   * Settles once the command has ended (its exit event; for an editor's terminal, a read that saw the end), was
-   * stopped, or the session closed; undefined for an id not held.
+   * Runs `work` once the command has ended (its exit event; for an editor's terminal, a read that saw the end), was
+   * stopped, or the session closed; closing the commands waits for it, so what it records still reaches the session.
+   * False for an id not held (nothing runs).
    */
-  whenEnded(id: string): Promise<void> | undefined;
+  afterEnd(id: string, work: () => Promise<void>): boolean;
 }
 
 /** One subagent to run: its own system prompt and task, and which of the turn's tools it may use. */

@@ -179,6 +179,21 @@ describe.each(RUNTIMES)("login on %s", (runtime: RuntimeName) => {
     expect(Object.keys(JSON.parse(readFileSync(authPath, "utf8"))).sort()).toEqual(["anthropic", "openai"]);
   }, 60_000);
 
+  test("a key stored for vertex counts for nothing: --status names Google's credentials, and none without them", async () => {
+    const vertexKey = "vertex-stored-key-0123456789";
+    writeFileSync(authPath, JSON.stringify({ vertex: { type: "api_key", key: vertexKey } }), { mode: 0o600 });
+    // No Application Default Credentials: no named file, an empty gcloud folder, not on Google Cloud.
+    const env = { ACP_EDGE_HOME: sandbox.home, GOOGLE_APPLICATION_CREDENTIALS: "", CLOUDSDK_CONFIG: sandbox.root };
+    const without = await runAgentCommand(runtime, ["login", "--status"], { env });
+    expect(without.code).toBe(0);
+    expect(without.stdout).toMatch(/vertex\s+none — /);
+    const account = join(sandbox.root, "service-account.json");
+    writeFileSync(account, "{}");
+    const withFile = await runAgentCommand(runtime, ["login", "--status"], { env: { ...env, GOOGLE_APPLICATION_CREDENTIALS: account } });
+    expect(withFile.stdout).toMatch(/vertex\s+Google Application Default Credentials/);
+    for (const run of [without, withFile]) expect(run.stdout + run.stderr).not.toContain(vertexKey);
+  });
+
   test("logout removes one provider's key or all of them; --status says where keys come from, never a key", async () => {
     writeFileSync(authPath, JSON.stringify({ anthropic: { type: "api_key", key: KEY }, team: { type: "api_key", key: "sk-team-0123456789" } }), { mode: 0o600 });
     const env = { ACP_EDGE_HOME: sandbox.home, OPENAI_API_KEY: "sk-openai-env-0123456789", ANTHROPIC_API_KEY: "sk-ant-env-shadowed-0123456789" };

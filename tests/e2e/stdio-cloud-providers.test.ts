@@ -38,6 +38,8 @@ interface CloudCase {
   model: string;
   env(server: FakeModelServer, account: ServiceAccount): Record<string, string>;
   settings(server: FakeModelServer): Record<string, unknown>;
+  /** Keys stored in the agent's auth.json. */
+  auth?: Record<string, { type: "api_key"; key: string }>;
   /** The model request's path, and what else it must carry. */
   path: string;
   check?(request: RecordedRequest): void;
@@ -95,6 +97,20 @@ const CASES: CloudCase[] = [
     price: { input: 1.25, output: 10 },
   },
   {
+    // An Entra token in the environment does not turn the stored key into a bearer token.
+    name: "azure (deployment, key in auth.json, an Entra token in the environment)",
+    model: "azure/team-gpt",
+    env: (server) => ({ AZURE_AD_TOKEN: AZURE_ENTRA_TOKEN, AZURE_OPENAI_BASE_URL: `${server.url}/openai` }),
+    settings: () => ({ models: { "azure/team-gpt": { contextWindow: 400_000 } } }),
+    auth: { azure: { type: "api_key", key: AZURE_KEY } },
+    path: "/openai/deployments/team-gpt/chat/completions",
+    check: (request) => {
+      expect(request.headers["api-key"]).toBe(AZURE_KEY);
+      expect(request.headers.authorization).toBeUndefined();
+    },
+    contextWindow: 400_000,
+  },
+  {
     name: "azure (resource name, Entra token)",
     model: "team/team-gpt",
     env: () => ({ TEAM_ENTRA_TOKEN: AZURE_ENTRA_TOKEN }),
@@ -135,6 +151,7 @@ for (const runtime of RUNTIMES) {
       account = makeServiceAccount(`${server.url}/token`);
       hook = cloudAnswers({ publicKey: account.publicKey, tokenUri: `${server.url}/token` });
       writeFileSync(join(sandbox.home, "settings.json"), JSON.stringify({ maxRetries: 0, ...cloud.settings(server) }));
+      if (cloud.auth) writeFileSync(join(sandbox.home, "auth.json"), JSON.stringify(cloud.auth), { mode: 0o600 });
       proc = spawnAgent(runtime, ["agent", "stdio", "--model", cloud.model, "--log-level", "debug"], {
         env: { ACP_EDGE_HOME: sandbox.home, ...NO_WAY_OUT, ...cloud.env(server, account) },
       });
@@ -188,7 +205,8 @@ for (const runtime of RUNTIMES) {
 
       // No secret on stdout, on debug stderr, or in any file of the agent's home.
       const secrets = [GEMINI_KEY, AZURE_KEY, AZURE_ENTRA_TOKEN, AWS_SECRET, ACCESS_TOKEN, account.privateKeyMarker];
-      const files = filesUnder(sandbox.home);
+      // auth.json is where a stored key belongs; no other file of the agent's may hold it.
+      const files = filesUnder(sandbox.home).filter((file) => !(cloud.auth && file === join(sandbox.home, "auth.json")));
       expect(files.some((file) => file.endsWith(".jsonl"))).toBe(true);
       for (const secret of secrets) {
         expect(stdout).not.toContain(secret);

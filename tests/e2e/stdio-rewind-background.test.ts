@@ -11,7 +11,7 @@ import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentText } from "../helpers/acp-client.ts";
+import { acp, agentText } from "../helpers/acp-client.ts";
 import { RUNTIMES } from "../helpers/agent-process.ts";
 import { waitFor } from "../helpers/expect-error.ts";
 
@@ -66,6 +66,32 @@ describe.each(RUNTIMES)("a background command's changes on %s", (runtime) => {
       expect(readFileSync(at("bg-user.txt"), "utf8")).toBe("the user's own\n");
     } finally {
       expect(await agent.stop()).toBe(0);
+    }
+  }, 60_000);
+
+  test("made as the session closes (the command ends with it) are recorded before its journal closes, and a rewind after a reload puts them back", async () => {
+    const agent = await startAgent(runtime, suite.sandbox, { args: ["--approval-mode", "yolo"] });
+    let sessionId = "";
+    let started: { userMessageId?: string } = {};
+    try {
+      ({ sessionId } = await agent.newSession());
+      // Writes its file only when the session's close ends it (SIGTERM): a change no call's window holds.
+      const command = `trap 'printf "closing\\n" > bg-at-close.txt; exit 0' TERM; echo ready; sleep 1000 & wait $!`;
+      suite.server.push({ toolCalls: [{ id: "bgc", name: "bash", input: { command, background: true } }] }, { text: "started" });
+      started = await promptWithId(agent, sessionId, "start the watcher");
+      expect(existsSync(at("bg-at-close.txt"))).toBe(false);
+      await agent.client.agent.request(acp.methods.agent.session.close, { sessionId });
+      expect(readFileSync(at("bg-at-close.txt"), "utf8")).toBe("closing\n");
+    } finally {
+      expect(await agent.stop()).toBe(0);
+    }
+    const next = await startAgent(runtime, suite.sandbox, { args: ["--approval-mode", "yolo"] });
+    try {
+      await next.client.agent.request(acp.methods.agent.session.load, { sessionId, cwd: suite.sandbox.project, mcpServers: [] });
+      const point = { messageId: started.userMessageId, messageFingerprint: fingerprint("start the watcher"), messageOccurrence: 1 };
+      expect(fileActions(await rewindFiles(next, { sessionId, beforeMessage: point, dryRun: true }))).toEqual({ "bg-at-close.txt": "delete (not applied)" });
+    } finally {
+      expect(await next.stop()).toBe(0);
     }
   }, 60_000);
 });

@@ -226,6 +226,62 @@ describe.each(RUNTIMES)("what a confined command cannot reach on %s", (runtime) 
     }
   }, 60_000);
 
+  test("the cloud credential files the environment names are unreadable and their variables gone, wherever they lie; the search service's key variable is gone whatever its name", async () => {
+    const files = {
+      // Outside ~/.config/gcloud and ~/.aws: found only through the variables.
+      "keys/service-account.json": '{"type":"service_account","private_key":"gcp-private-key-4b7e"}',
+      "elsewhere/aws-credentials": "aws_secret_access_key = aws-file-secret-8d1c",
+      "elsewhere/web-identity": "web-identity-token-2f6a",
+      // Inside the session's folder: still a secret, still hidden.
+      "project/.cloud/aws-config": "credential_process = aws-config-secret-5c3e",
+      // A CLI folder that is the session's folder itself: only its credential file is covered, not the project.
+      "project/application_default_credentials.json": '{"refresh_token":"gcloud-adc-secret-9a0b"}',
+      "project/visible.txt": "project-file-stays-visible-6e2d",
+      "tmp/.keep": "",
+    };
+    const variables = (sb: { root: string; project: string }) => ({
+      GOOGLE_APPLICATION_CREDENTIALS: join(sb.root, "keys", "service-account.json"),
+      AWS_SHARED_CREDENTIALS_FILE: join(sb.root, "elsewhere", "aws-credentials"),
+      AWS_WEB_IDENTITY_TOKEN_FILE: join(sb.root, "elsewhere", "web-identity"),
+      AWS_CONFIG_FILE: join(sb.project, ".cloud", "aws-config"),
+      CLOUDSDK_CONFIG: sb.project,
+      // A folder that would cover everything: the command still runs.
+      AZURE_CONFIG_DIR: "/",
+    });
+    const s = await startScenario(runtime, {
+      settings: { approvalMode: "auto", webSearch: { service: "brave", apiKeyEnv: "BRAVE_SEARCH_KEY" } },
+      files,
+      script: (sb) => [
+        bash(
+          "read",
+          [
+            ...Object.values(variables(sb)).filter((path) => path !== "/").map((path) => `cat ${path} ${path}/application_default_credentials.json`),
+            "cat visible.txt",
+            "env > env.txt",
+            "echo read",
+          ].join("; "),
+        ),
+        done,
+      ],
+      env: (sb) => ({ TMPDIR: join(sb.root, "tmp"), BRAVE_SEARCH_KEY: "brave-search-key-71c3", ...variables(sb) }),
+      ...answering("allow_once"),
+    });
+    try {
+      expect((await s.prompt("go")).stopReason).toBe("end_turn");
+      const text = toolText(s.updates(), "read");
+      expect(text).toContain("read");
+      expect(text).toContain("project-file-stays-visible-6e2d");
+      for (const marker of ["gcp-private-key", "aws-file-secret", "web-identity-token", "aws-config-secret", "gcloud-adc-secret"]) expect(text).not.toContain(marker);
+      const seen = readFileSync(join(s.sandbox.project, "env.txt"), "utf8");
+      for (const name of [...Object.keys(variables(s.sandbox)), "BRAVE_SEARCH_KEY"]) expect(seen).not.toContain(`${name}=`);
+      expect(seen).not.toContain("brave-search-key-71c3");
+      // The files stay where they were, unchanged, for the agent itself.
+      expect(readFileSync(join(s.sandbox.root, "keys", "service-account.json"), "utf8")).toContain("gcp-private-key-4b7e");
+    } finally {
+      s.close();
+    }
+  }, 60_000);
+
   test("a session folder that is the home directory stays read-only in the sandbox, and the session says so", async () => {
     const s = await startScenario(runtime, {
       settings: { approvalMode: "auto" },

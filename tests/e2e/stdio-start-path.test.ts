@@ -64,7 +64,7 @@ const SESSION_AND_FIRST_PROMPT: AllowList = {
   // Choosing the session's model checks every provider's credentials, the clouds' own chains included.
   "src/config/": ["cloud-credentials", "cloud-names", "user-folders"],
   "src/engine/": ["call-steps", "compaction", "context-files", "ids", "model-call", "request-budget", "session", "steering-inbox", "subagent", "system-prompt", "tool-call", "tool-specs", "turn"],
-  "src/models/": ["ai-sdk-errors", "ai-sdk-events", "ai-sdk-messages", "ai-sdk-model-cache", "ai-sdk-rehearsal", "ai-sdk-retry", "ai-sdk", "cost", "network-failure", "provider-search", "thinking-options", "wire"],
+  "src/models/": ["ai-sdk-errors", "ai-sdk-events", "ai-sdk-messages", "ai-sdk-model-cache", "ai-sdk-rehearsal", "ai-sdk-retry", "ai-sdk", "cost", "network-failure", "provider-search", "thinking-options", "typed-parts", "wire"],
   // The catalogue of the session's provider only, not of the others.
   "src/models/catalog-data/": ["anthropic", "row", "snapshot"],
   "src/permissions/": ["command-confinement", "command-line", "command-match", "fetch-policy", "grants", "policy", "rules", "shell-lexer", "walk-filter"],

@@ -28,6 +28,26 @@ describe("sharedModel", () => {
     expect(new Set(await Promise.all([a, ...others])).size).toBe(6);
   });
 
+  test("endpoints that differ only in a cloud's placement, API version, how the key is sent or Google's credentials never share a model", async () => {
+    const a = sharedModel(info("m-cloud"), endpoint("k1"), build);
+    const variants: Partial<ProviderEndpoint>[] = [
+      { project: "proj-a" },
+      { location: "europe-west4" },
+      { region: "eu-central-1" },
+      { resourceName: "res-a" },
+      { apiVersion: "2025-01-01" },
+      { entra: true },
+      { google: { kind: "file", path: "/keys/a.json" } },
+      { google: { kind: "file", path: "/keys/b.json" } },
+      { google: { kind: "metadata" } },
+    ];
+    const others = variants.map((extra) => sharedModel(info("m-cloud"), endpoint("k1", extra), build));
+    for (const other of others) expect(other).not.toBe(a);
+    expect(new Set(await Promise.all([a, ...others])).size).toBe(variants.length + 1);
+    // The same placement again is the same model.
+    expect(sharedModel(info("m-cloud"), endpoint("k1", { region: "eu-central-1" }), build)).toBe(others[2]!);
+  });
+
   test("a failed build is built again next time", async () => {
     const failing = sharedModel(info("m-fail"), endpoint("k"), () => Promise.reject(new Error("no provider")));
     await expect(failing).rejects.toThrow("no provider");

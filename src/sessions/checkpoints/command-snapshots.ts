@@ -46,15 +46,20 @@ export function snapshotStep(folder: () => Promise<string>, late: EventSink): Ca
         const after = await snapshot(roots, kept);
         await report(call.emit, call.toolCallId, before, after);
         await tell(call.emit, [before, after]);
-        // A background command this call started: followed to its end, whenever that comes (an event, not a timer).
+        // A background command this call started: followed to its end, whenever that comes (an event, not a timer);
+        // a session that closes ends it and waits for this record before its journal closes.
         for (const id of call.backgroundCommands?.ids() ?? []) {
           if (running.has(id)) continue;
-          void call.backgroundCommands!.whenEnded(id)?.then(async () => {
-            const end = await snapshot(roots, kept);
-            const changed = await report(late, call.toolCallId, after, end);
-            if (changed > 0) await late({ type: "notice", text: `Background command ${id} ended; the ${changed} file(s) changed in the session's folders while it ran are recorded as its changes, so a rewind to before the prompt that started it puts them back.` });
-            await tell(late, [end]);
-          }).catch((error: unknown) => log.warn(`the files background command ${id} changed were not recorded`, error));
+          call.backgroundCommands!.afterEnd(id, async () => {
+            try {
+              const end = await snapshot(roots, kept);
+              const changed = await report(late, call.toolCallId, after, end);
+              if (changed > 0) await late({ type: "notice", text: `Background command ${id} ended; the ${changed} file(s) changed in the session's folders while it ran are recorded as its changes, so a rewind to before the prompt that started it puts them back.` });
+              await tell(late, [end]);
+            } catch (error) {
+              log.warn(`the files background command ${id} changed were not recorded`, error);
+            }
+          });
         }
       };
     },

@@ -33,7 +33,7 @@ export interface BackgroundCommandInfo {
 
 interface Entry extends BackgroundCommandInfo {
   process: BackgroundProcess;
-  /** Settles when the command ended, was stopped, or the session closed (see `whenEnded`). */
+  /** Settles when the command ended, was stopped, or the session closed (see `afterEnd`). */
   gone: Promise<void>;
   markGone(): void;
 }
@@ -41,6 +41,8 @@ interface Entry extends BackgroundCommandInfo {
 /** The background commands of one session. */
 export class BackgroundCommands implements BackgroundCommandsView {
   readonly #entries = new Map<string, Entry>();
+  /** Work that follows a command's end (see `afterEnd`), until it is done. */
+  readonly #following = new Set<Promise<void>>();
   #closed = false;
 
   /** The commands held now, oldest first. */
@@ -52,9 +54,13 @@ export class BackgroundCommands implements BackgroundCommandsView {
     return [...this.#entries.values()].filter((e) => e.process).map((e) => e.id);
   }
 
-  whenEnded(id: string): Promise<void> | undefined {
+  afterEnd(id: string, work: () => Promise<void>): boolean {
     const entry = this.#entries.get(id);
-    return entry?.process ? entry.gone : undefined;
+    if (!entry?.process) return false;
+    // Kept until done: closing waits for it (its failure is the work's own to report).
+    const followed = entry.gone.then(work).catch(() => undefined).finally(() => this.#following.delete(followed));
+    this.#following.add(followed);
+    return true;
   }
 
   async start(workspace: Workspace, command: string, signal: AbortSignal = new AbortController().signal, sandbox?: SandboxSpec): Promise<{ id: string; command: BackgroundProcess; first: BackgroundRead }> {
@@ -121,12 +127,13 @@ export class BackgroundCommands implements BackgroundCommandsView {
     }
   }
 
-  /** Ends every command (the session is closing); no command starts after it. */
+  /** Ends every command (the session is closing), then waits for the work that follows their ends; no command starts after it. */
   async closeAll(): Promise<void> {
     this.#closed = true;
     const entries = [...this.#entries.values()];
     this.#entries.clear();
     await Promise.all(entries.map((entry) => bounded(entry.process?.stop()).then(() => entry.markGone())));
+    await Promise.all([...this.#following]);
   }
 
   /** Notes the end a read saw; once the model was told, the entry goes and so does whatever it left running. */

@@ -61,8 +61,9 @@ const SESSION_AND_FIRST_PROMPT: AllowList = {
   "src/acp/params/": ["image-data", "own-params", "prompt-content", "prompt-params", "steering-params"],
   "src/acp/permissions/": ["ask-client", "authorizer"],
   "src/acp/updates/": ["prepared-update", "projection", "session-announce", "session-client", "session-replay", "turn-usage"],
-  // Choosing the session's model checks every provider's credentials, the clouds' own chains included.
-  "src/config/": ["cloud-credentials", "cloud-names", "user-folders"],
+  // Choosing the session's model checks every provider's credentials, the clouds' own chains included; the session's sandbox
+  // names the credential files those chains read (so confined commands cannot).
+  "src/config/": ["cloud-credential-files", "cloud-credentials", "cloud-names", "user-folders"],
   "src/engine/": ["call-steps", "compaction", "context-files", "ids", "model-call", "request-budget", "session", "steering-inbox", "subagent", "system-prompt", "tool-call", "tool-specs", "turn"],
   "src/models/": ["ai-sdk-errors", "ai-sdk-events", "ai-sdk-messages", "ai-sdk-model-cache", "ai-sdk-rehearsal", "ai-sdk-retry", "ai-sdk", "cost", "network-failure", "provider-search", "thinking-options", "typed-parts", "wire"],
   // The catalogue of the session's provider only, not of the others.
